@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. They are the wire codes of the contract, so the transport maps
+// each to an HTTP status with one table and clients branch on them.
+const (
+	CodeInvalidRequest          = "invalid_request"
+	CodeUnauthorized            = "unauthorized"
+	CodeForbidden               = "forbidden"
+	CodeNotFound                = "not_found"
+	CodeMerchantIDConflict      = "merchant_id_conflict"
+	CodeMethodUnavailable       = "method_unavailable"
+	CodeInternal                = "internal_error"
+	CodeRequestTooLarge         = "request_too_large"
+	CodeRateLimited             = "rate_limited"
+	CodeDepositTerminal         = "deposit_terminal"
+	CodeAttemptInProgress       = "attempt_in_progress"
+	CodeAttemptLimitReached     = "attempt_limit_reached"
+	CodeTransactionIDUsed       = "transaction_id_used"
+	CodeRedirectAction          = "redirect_action"
+	CodeVerificationUnavailable = "verification_unavailable"
+	CodeInsufficientBalance     = "insufficient_balance"
+	CodeMerchantIDExists        = "merchant_id_exists"
+)
+
+// Reasons carried in the message of an unauthorized error; the contract fixes
+// them so clients and logs can tell the cases apart.
+const (
+	ReasonMissingAPIKey      = "missing_api_key"
+	ReasonInvalidAPIKey      = "invalid_api_key"
+	ReasonMissingSignature   = "missing_signature"
+	ReasonMalformedSignature = "malformed_signature"
+	ReasonInvalidSignature   = "invalid_signature"
+	ReasonStaleSignature     = "stale_signature"
+)
+
+// Error is an error a caller of the engine is meant to see: a contract code and
+// a message safe to show. Any other error is internal.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf returns an *Error with the given code and formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns an invalid_request error shaped "<field>: <reason>".
+func Invalid(field, reason string) *Error {
+	return &Error{Code: CodeInvalidRequest, Message: field + ": " + reason}
+}
+
+// ErrorCode returns the code of err if it is (or wraps) an *Error, and
+// internal_error otherwise.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// Store errors. A Store returns these (wrapped or not) so the engine can
+// decide without knowing the database.
+var (
+	// ErrNotFound is returned when a row does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrDuplicate is returned when an insert or update violates a uniqueness
+	// constraint. Idempotency rests on these constraints, not on reads.
+	ErrDuplicate = errors.New("duplicate")
+)

@@ -1,0 +1,51 @@
+package engine
+
+import (
+	"regexp"
+
+	"github.com/shopspring/decimal"
+)
+
+// amountPattern is the contract's money syntax: a plain non-negative decimal
+// with at most two fractional digits. No sign, exponent or spaces.
+var amountPattern = regexp.MustCompile(`^(?:0|[1-9][0-9]*)(?:\.[0-9]{1,2})?$`)
+
+// maxAmountDigits bounds the integer part so a hostile amount cannot make
+// decimal arithmetic expensive; every range in the contract is far below it.
+const maxAmountDigits = 15
+
+// Currency is the only currency payd moves.
+const Currency = "BDT"
+
+// ParseAmount parses a request amount exactly as the contract spells it.
+func ParseAmount(field, s string) (decimal.Decimal, error) {
+	if len(s) > maxAmountDigits+3 || !amountPattern.MatchString(s) {
+		return decimal.Decimal{}, Invalid(field, "must be a plain positive decimal with at most 2 decimal places")
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Decimal{}, Invalid(field, "must be a plain positive decimal with at most 2 decimal places")
+	}
+	return d, nil
+}
+
+// FormatAmount renders an amount in the canonical two-decimal form ("500.00").
+func FormatAmount(d decimal.Decimal) string { return d.StringFixed(2) }
+
+// amountRange is an inclusive range of amounts in BDT.
+type amountRange struct{ min, max decimal.Decimal }
+
+func newRange(min, max int64) amountRange {
+	return amountRange{decimal.NewFromInt(min), decimal.NewFromInt(max)}
+}
+
+func (r amountRange) contains(d decimal.Decimal) bool {
+	return d.GreaterThanOrEqual(r.min) && d.LessThanOrEqual(r.max)
+}
+
+func (r amountRange) check(field string, d decimal.Decimal, method string) error {
+	if !r.contains(d) {
+		return Invalid(field, "must be between "+FormatAmount(r.min)+" and "+FormatAmount(r.max)+" for "+method)
+	}
+	return nil
+}

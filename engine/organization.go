@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Default payment windows of the contract.
+const (
+	DefaultInstructionsWindow = 15 * time.Minute
+	DefaultRedirectWindow     = 30 * time.Minute
+)
+
+// Bounds on a configurable payment window.
+const (
+	minWindow = time.Minute
+	maxWindow = 7 * 24 * time.Hour
+)
+
+// Organization is a merchant: the owner of API keys, receiving wallets,
+// deposits and a balance. Every resource is visible only to its organization.
+type Organization struct {
+	ID   string
+	Name string
+
+	DepositsEnabled    bool
+	H2HEnabled         bool
+	WithdrawalsEnabled bool
+
+	// InstructionsWindow is how long a display_instructions deposit accepts
+	// transaction IDs; RedirectWindow how long a redirect checkout lives.
+	InstructionsWindow time.Duration
+	RedirectWindow     time.Duration
+
+	// Fees: a percentage of the amount plus a fixed part, in BDT.
+	DepositFeePercent         decimal.Decimal
+	DepositFeeFixed           decimal.Decimal
+	WithdrawCommissionPercent decimal.Decimal
+	WithdrawCommissionFixed   decimal.Decimal
+
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// OrganizationSettings are the settings an operator chooses for an
+// organization. In an update, nil fields keep their value.
+type OrganizationSettings struct {
+	Name                      *string
+	DepositsEnabled           *bool
+	H2HEnabled                *bool
+	WithdrawalsEnabled        *bool
+	InstructionsWindow        *time.Duration
+	RedirectWindow            *time.Duration
+	DepositFeePercent         *decimal.Decimal
+	DepositFeeFixed           *decimal.Decimal
+	WithdrawCommissionPercent *decimal.Decimal
+	WithdrawCommissionFixed   *decimal.Decimal
+}
+
+// apply validates s and copies its set fields onto org.
+func (s OrganizationSettings) apply(org *Organization) error {
+	if s.Name != nil {
+		name := strings.TrimSpace(*s.Name)
+		if name == "" || len(name) > 200 {
+			return Invalid("name", "must be 1 to 200 characters")
+		}
+		org.Name = name
+	}
+	setBool := func(dst *bool, src *bool) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	setBool(&org.DepositsEnabled, s.DepositsEnabled)
+	setBool(&org.H2HEnabled, s.H2HEnabled)
+	setBool(&org.WithdrawalsEnabled, s.WithdrawalsEnabled)
+	for _, w := range []struct {
+		field string
+		src   *time.Duration
+		dst   *time.Duration
+	}{
+		{"instructions_window", s.InstructionsWindow, &org.InstructionsWindow},
+		{"redirect_window", s.RedirectWindow, &org.RedirectWindow},
+	} {
+		if w.src == nil {
+			continue
+		}
+		if *w.src < minWindow || *w.src > maxWindow || *w.src%time.Second != 0 {
+			return Invalid(w.field, "must be whole seconds between 1m and 168h")
+		}
+		*w.dst = *w.src
+	}
+	hundred := decimal.NewFromInt(100)
+	for _, f := range []struct {
+		field   string
+		src     *decimal.Decimal
+		dst     *decimal.Decimal
+		percent bool
+	}{
+		{"deposit_fee_percent", s.DepositFeePercent, &org.DepositFeePercent, true},
+		{"deposit_fee_fixed", s.DepositFeeFixed, &org.DepositFeeFixed, false},
+		{"withdraw_commission_percent", s.WithdrawCommissionPercent, &org.WithdrawCommissionPercent, true},
+		{"withdraw_commission_fixed", s.WithdrawCommissionFixed, &org.WithdrawCommissionFixed, false},
+	} {
+		if f.src == nil {
+			continue
+		}
+		if f.src.IsNegative() || (f.percent && f.src.GreaterThan(hundred)) || f.src.Exponent() < -4 {
+			return Invalid(f.field, "must be a non-negative decimal (a percentage at most 100) with at most 4 decimal places")
+		}
+		*f.dst = *f.src
+	}
+	return nil
+}
+
+// OrganizationCredentials are the organization's first API key and signing
+// secret, shown once at creation.
+type OrganizationCredentials struct {
+	Organization *Organization
+	APIKey       *APIKeyCredentials
+}
+
+// CreateOrganization creates an organization with deposits enabled, the
+// contract's default windows, zero fees and the given settings applied, and
+// issues its first API key.
+func (e *Engine) CreateOrganization(ctx context.Context, s OrganizationSettings) (*OrganizationCredentials, error) {
+	if s.Name == nil {
+		return nil, Invalid("name", "is required")
+	}
+	now := e.now()
+	org := &Organization{
+		ID:                 NewID(PrefixOrganization, now),
+		DepositsEnabled:    true,
+		InstructionsWindow: DefaultInstructionsWindow,
+		RedirectWindow:     DefaultRedirectWindow,
+		CreatedAt:          now,
+		UpdatedAt:          now,
+	}
+	if err := s.apply(org); err != nil {
+		return nil, err
+	}
+	var creds *APIKeyCredentials
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		if err := tx.CreateOrganization(ctx, org); err != nil {
+			return err
+		}
+		var err error
+		creds, err = e.issueAPIKey(ctx, tx, org.ID, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &OrganizationCredentials{Organization: org, APIKey: creds}, nil
+}
+
+// UpdateOrganization changes the settings of an organization.
+// Returns not_found if it does not exist.
+func (e *Engine) UpdateOrganization(ctx context.Context, id string, s OrganizationSettings) (*Organization, error) {
+	var org *Organization
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if org, err = tx.GetOrganization(ctx, id); err != nil {
+			return notFound(err, "organization")
+		}
+		if err := s.apply(org); err != nil {
+			return err
+		}
+		org.UpdatedAt = e.now()
+		return tx.UpdateOrganization(ctx, org)
+	})
+	return org, err
+}
+
+// GetOrganization returns an organization or not_found.
+func (e *Engine) GetOrganization(ctx context.Context, id string) (*Organization, error) {
+	var org *Organization
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		org, err = tx.GetOrganization(ctx, id)
+		return notFound(err, "organization")
+	})
+	return org, err
+}
+
+// ListOrganizations returns every organization, oldest first.
+func (e *Engine) ListOrganizations(ctx context.Context) ([]*Organization, error) {
+	var orgs []*Organization
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		orgs, err = tx.ListOrganizations(ctx)
+		return err
+	})
+	return orgs, err
+}

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Wallet is a receiving wallet of an organization: a phone number on a
+// channel that payers pay by cash-out (agent wallets) or payment (merchant
+// wallets). display_instructions deposits draw their recipient from the
+// organization's enabled wallets in rotation.
+type Wallet struct {
+	ID             string
+	OrganizationID string
+	Channel        string
+	Operation      string
+	Phone          string
+	// Name is shown to the payer; empty means none (null on the wire).
+	Name string
+	// QRPayload, when set, is returned as next_action.qr_payload.
+	QRPayload string
+	// Optional limits: the amounts a single deposit may have, and the total
+	// of live deposits assigned per Dhaka calendar day.
+	MinAmount  decimal.NullDecimal
+	MaxAmount  decimal.NullDecimal
+	DailyLimit decimal.NullDecimal
+	Enabled    bool
+	// LastAssignedAt orders the rotation; nil for a wallet never used.
+	LastAssignedAt *time.Time
+	CreatedAt      time.Time
+}
+
+// AddWalletParams describes a new receiving wallet.
+type AddWalletParams struct {
+	OrganizationID string
+	Channel        string
+	Operation      string
+	Phone          string
+	Name           string
+	QRPayload      string
+	MinAmount      string // optional amounts; empty means no limit
+	MaxAmount      string
+	DailyLimit     string
+}
+
+// AddWallet adds a receiving wallet to an organization's pool.
+func (e *Engine) AddWallet(ctx context.Context, p AddWalletParams) (*Wallet, error) {
+	if p.Channel != ChannelBkash && p.Channel != ChannelNagad {
+		return nil, Invalid("channel", "must be bkash or nagad")
+	}
+	if p.Operation != OperationCashOut && p.Operation != OperationMakePayment {
+		return nil, Invalid("operation", "must be cash_out or make_payment")
+	}
+	phone, err := NormalizePhone("phone", p.Phone)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(p.Name)
+	if len(name) > 100 {
+		return nil, Invalid("name", "must be at most 100 characters")
+	}
+	if len(p.QRPayload) > 1024 {
+		return nil, Invalid("qr_payload", "must be at most 1024 characters")
+	}
+	now := e.now()
+	w := &Wallet{
+		ID:             NewID(PrefixWallet, now),
+		OrganizationID: p.OrganizationID,
+		Channel:        p.Channel,
+		Operation:      p.Operation,
+		Phone:          phone,
+		Name:           name,
+		QRPayload:      p.QRPayload,
+		Enabled:        true,
+		CreatedAt:      now,
+	}
+	for _, l := range []struct {
+		field string
+		src   string
+		dst   *decimal.NullDecimal
+	}{
+		{"min_amount", p.MinAmount, &w.MinAmount},
+		{"max_amount", p.MaxAmount, &w.MaxAmount},
+		{"daily_limit", p.DailyLimit, &w.DailyLimit},
+	} {
+		if l.src == "" {
+			continue
+		}
+		d, err := ParseAmount(l.field, l.src)
+		if err != nil {
+			return nil, err
+		}
+		*l.dst = decimal.NewNullDecimal(d)
+	}
+	if w.MinAmount.Valid && w.MaxAmount.Valid && w.MinAmount.Decimal.GreaterThan(w.MaxAmount.Decimal) {
+		return nil, Invalid("min_amount", "must not exceed max_amount")
+	}
+	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.GetOrganization(ctx, p.OrganizationID); err != nil {
+			return notFound(err, "organization")
+		}
+		err := tx.CreateWallet(ctx, w)
+		if errors.Is(err, ErrDuplicate) {
+			return Invalid("phone", "the organization already has this wallet for the channel and operation")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// ListWallets returns the wallets of an organization.
+func (e *Engine) ListWallets(ctx context.Context, orgID string) ([]*Wallet, error) {
+	var ws []*Wallet
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
+			return notFound(err, "organization")
+		}
+		var err error
+		ws, err = tx.ListWallets(ctx, ListWalletsParams{OrganizationID: orgID})
+		return err
+	})
+	return ws, err
+}
+
+// SetWalletEnabled takes a wallet into or out of the recipient pool.
+// Deposits already assigned to it keep it as their recipient.
+func (e *Engine) SetWalletEnabled(ctx context.Context, orgID, walletID string, enabled bool) (*Wallet, error) {
+	var w *Wallet
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if w, err = tx.GetWallet(ctx, orgID, walletID); err != nil {
+			return notFound(err, "wallet")
+		}
+		w.Enabled = enabled
+		return tx.UpdateWallet(ctx, w)
+	})
+	return w, err
+}
+
+// dhaka is Bangladesh Standard Time (UTC+6, no daylight saving since 2009):
+// the day wallet limits reset, as the wallet operators count it.
+var dhaka = time.FixedZone("BST", 6*60*60)
+
+// pickWallet chooses the recipient of a display_instructions deposit: the
+// least recently assigned enabled wallet whose limits admit the amount, which
+// it marks as assigned now. Returns method_unavailable if none is eligible.
+func pickWallet(ctx context.Context, tx Tx, orgID string, m h2hMethod, amount decimal.Decimal, now time.Time) (*Wallet, error) {
+	candidates, err := tx.ListWallets(ctx, ListWalletsParams{
+		OrganizationID: orgID, Channel: m.channel, Operation: m.operation, EnabledOnly: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	local := now.In(dhaka)
+	dayStart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, dhaka).UTC()
+	for _, w := range candidates {
+		if w.MinAmount.Valid && amount.LessThan(w.MinAmount.Decimal) ||
+			w.MaxAmount.Valid && amount.GreaterThan(w.MaxAmount.Decimal) {
+			continue
+		}
+		if w.DailyLimit.Valid {
+			amounts, err := tx.WalletDepositAmounts(ctx, w.ID, dayStart)
+			if err != nil {
+				return nil, err
+			}
+			if decimal.Sum(amount, amounts...).GreaterThan(w.DailyLimit.Decimal) {
+				continue
+			}
+		}
+		w.LastAssignedAt = &now
+		if err := tx.UpdateWallet(ctx, w); err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	return nil, Errorf(CodeMethodUnavailable, "payment_method: no receiving wallet is available for %s %s right now", m.channel, m.operation)
+}
