@@ -1,0 +1,202 @@
+// Package sqlite is payd's SQLite store: an engine.Store over one database
+// file, through the pure-Go modernc.org/sqlite driver.
+//
+// SQLite allows one writer at a time, so the store keeps two pools on the
+// file: a single-connection writer pool whose transactions begin IMMEDIATE
+// (they take the write lock up front and so never fail to upgrade a read
+// lock halfway), and a pool of read-only connections that, in WAL mode, read
+// a snapshot without ever waiting for the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Store is an engine.Store on an SQLite database file.
+type Store struct {
+	writer *sql.DB
+	reader *sql.DB
+}
+
+var _ engine.Store = (*Store)(nil)
+
+// busyTimeoutMS is how long a connection waits for a lock inside SQLite
+// before reporting SQLITE_BUSY, which InTx then retries.
+const busyTimeoutMS = 10000
+
+// Retry bounds of a transaction that keeps finding the database busy.
+const (
+	maxAttempts  = 30
+	firstBackoff = 5 * time.Millisecond
+	maxBackoff   = 250 * time.Millisecond
+)
+
+// Open opens (creating if needed) the SQLite database at path and applies
+// migrations. path is a file name, not a URI: both pools must open the same
+// file, so ":memory:" does not work.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") || path == ":memory:" {
+		return nil, fmt.Errorf("sqlite: invalid database path %q: want a plain file name", path)
+	}
+	// busy_timeout comes first so that the journal_mode switch of a fresh
+	// file waits for other processes instead of failing.
+	common := url.Values{"_pragma": {
+		fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS),
+		"foreign_keys(1)",
+	}}
+	w := cloneValues(common)
+	w["_pragma"] = append(w["_pragma"], "journal_mode(WAL)", "synchronous(FULL)")
+	w.Set("_txlock", "immediate")
+	writer, err := sql.Open("sqlite", path+"?"+w.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open writer: %w", err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+
+	s := &Store{writer: writer}
+	// The writer connects first: it switches the file to WAL (a persistent
+	// setting) and creates the schema before any reader looks at it.
+	if err := s.migrate(ctx); err != nil {
+		writer.Close()
+		return nil, err
+	}
+
+	// query_only makes a write through the reader pool an error, so a read
+	// can never take the write lock.
+	r := cloneValues(common)
+	r["_pragma"] = append(r["_pragma"], "query_only(1)")
+	reader, err := sql.Open("sqlite", path+"?"+r.Encode())
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("sqlite: open reader: %w", err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	reader.SetMaxOpenConns(n)
+	reader.SetMaxIdleConns(n)
+	if err := reader.PingContext(ctx); err != nil {
+		writer.Close()
+		reader.Close()
+		return nil, fmt.Errorf("sqlite: open reader: %w", err)
+	}
+	s.reader = reader
+	return s, nil
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// InTx runs fn in a read-write transaction, retrying all of it while the
+// database is busy. fn must not call InTx: the writer has one connection.
+func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	return retry(ctx, func() error {
+		return runTx(ctx, s.writer, nil, func(t *sql.Tx) error { return fn(ctx, &tx{t}) })
+	})
+}
+
+// ReadTx runs fn in a read-only transaction over one snapshot.
+func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	return retry(ctx, func() error {
+		return runTx(ctx, s.reader, &sql.TxOptions{ReadOnly: true}, func(t *sql.Tx) error { return fn(ctx, &tx{t}) })
+	})
+}
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// runTx runs fn in a transaction of db: committed if fn returns nil, rolled
+// back if it returns an error or panics. fn's error is returned unchanged.
+func runTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(*sql.Tx) error) error {
+	t, err := db.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	// A transaction left open would hold the writer's only connection.
+	defer func() {
+		if p := recover(); p != nil {
+			_ = t.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(t); err != nil {
+		_ = t.Rollback()
+		return err
+	}
+	return t.Commit()
+}
+
+// retry calls attempt until it returns something other than a busy error,
+// backing off between attempts, so that SQLITE_BUSY never reaches a caller:
+// after maxAttempts it becomes an ordinary internal error.
+func retry(ctx context.Context, attempt func() error) error {
+	backoff := firstBackoff
+	for i := 1; ; i++ {
+		err := attempt()
+		if !isBusy(err) {
+			return err
+		}
+		if i == maxAttempts {
+			return fmt.Errorf("sqlite: database still busy after %d attempts: %v", i, err)
+		}
+		// Jitter keeps retrying writers from waking in lockstep.
+		d := backoff/2 + rand.N(backoff/2+1)
+		backoff = min(2*backoff, maxBackoff)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's "try again later": SQLITE_BUSY or
+// SQLITE_LOCKED, including their extended codes.
+func isBusy(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}
+
+// interpretError turns driver errors into the errors engine.Tx promises.
+// ErrNotFound is returned bare, so errors.Is and == both match it.
+func interpretError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return engine.ErrNotFound
+	}
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		switch e.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %v", engine.ErrDuplicate, err)
+		}
+	}
+	return err
+}

@@ -1,0 +1,295 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/shopspring/decimal"
+)
+
+// tx is an engine.Tx on one database/sql transaction.
+type tx struct{ tx *sql.Tx }
+
+var _ engine.Tx = (*tx)(nil)
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// placeholders returns "?, ?, ..." for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// exec runs a statement that must change one row: ErrNotFound if it changed
+// none.
+func (t *tx) exec(ctx context.Context, query string, args ...any) error {
+	res, err := t.tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return interpretError(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return engine.ErrNotFound
+	}
+	return nil
+}
+
+// queryList runs a query and scans every row with scan.
+func queryList[T any](ctx context.Context, t *tx, scan func(scanner) (*T, error), query string, args ...any) ([]*T, error) {
+	rows, err := t.tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []*T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, interpretError(rows.Err())
+}
+
+// Organizations.
+
+const orgColumns = `id, name, deposits_enabled, h2h_enabled, withdrawals_enabled,
+	instructions_window_ns, redirect_window_ns,
+	deposit_fee_percent, deposit_fee_fixed, withdraw_commission_percent, withdraw_commission_fixed,
+	created_at, updated_at`
+
+func scanOrganization(row scanner) (*engine.Organization, error) {
+	var o engine.Organization
+	err := row.Scan(&o.ID, &o.Name, &o.DepositsEnabled, &o.H2HEnabled, &o.WithdrawalsEnabled,
+		&o.InstructionsWindow, &o.RedirectWindow,
+		decimalCol{&o.DepositFeePercent}, decimalCol{&o.DepositFeeFixed},
+		decimalCol{&o.WithdrawCommissionPercent}, decimalCol{&o.WithdrawCommissionFixed},
+		timeCol{&o.CreatedAt}, timeCol{&o.UpdatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &o, nil
+}
+
+func (t *tx) CreateOrganization(ctx context.Context, o *engine.Organization) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+placeholders(13)+`)`,
+		o.ID, o.Name, o.DepositsEnabled, o.H2HEnabled, o.WithdrawalsEnabled,
+		int64(o.InstructionsWindow), int64(o.RedirectWindow),
+		o.DepositFeePercent.String(), o.DepositFeeFixed.String(),
+		o.WithdrawCommissionPercent.String(), o.WithdrawCommissionFixed.String(),
+		micros(o.CreatedAt), micros(o.UpdatedAt))
+	return interpretError(err)
+}
+
+func (t *tx) GetOrganization(ctx context.Context, id string) (*engine.Organization, error) {
+	return scanOrganization(t.tx.QueryRowContext(ctx, `SELECT `+orgColumns+` FROM organizations WHERE id = ?`, id))
+}
+
+func (t *tx) UpdateOrganization(ctx context.Context, o *engine.Organization) error {
+	return t.exec(ctx, `UPDATE organizations SET name = ?, deposits_enabled = ?, h2h_enabled = ?, withdrawals_enabled = ?,
+		instructions_window_ns = ?, redirect_window_ns = ?,
+		deposit_fee_percent = ?, deposit_fee_fixed = ?, withdraw_commission_percent = ?, withdraw_commission_fixed = ?,
+		updated_at = ?
+		WHERE id = ?`,
+		o.Name, o.DepositsEnabled, o.H2HEnabled, o.WithdrawalsEnabled,
+		int64(o.InstructionsWindow), int64(o.RedirectWindow),
+		o.DepositFeePercent.String(), o.DepositFeeFixed.String(),
+		o.WithdrawCommissionPercent.String(), o.WithdrawCommissionFixed.String(),
+		micros(o.UpdatedAt), o.ID)
+}
+
+func (t *tx) ListOrganizations(ctx context.Context) ([]*engine.Organization, error) {
+	return queryList(ctx, t, scanOrganization, `SELECT `+orgColumns+` FROM organizations ORDER BY created_at, id`)
+}
+
+// API keys.
+
+const apiKeyColumns = `id, organization_id, hash, hint, signing_secret,
+	previous_signing_secret, previous_secret_expires_at, created_at, expires_at`
+
+func scanAPIKey(row scanner) (*engine.APIKey, error) {
+	var k engine.APIKey
+	err := row.Scan(&k.ID, &k.OrganizationID, bytesCol{&k.Hash}, &k.Hint, bytesCol{&k.SigningSecret},
+		bytesCol{&k.PreviousSigningSecret}, timeCol{&k.PreviousSecretExpiresAt},
+		timeCol{&k.CreatedAt}, nullTimeCol{&k.ExpiresAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &k, nil
+}
+
+func (t *tx) CreateAPIKey(ctx context.Context, k *engine.APIKey) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO api_keys (`+apiKeyColumns+`) VALUES (`+placeholders(9)+`)`,
+		k.ID, k.OrganizationID, k.Hash, k.Hint, k.SigningSecret,
+		nullBytes(k.PreviousSigningSecret), zeroMicros(k.PreviousSecretExpiresAt),
+		micros(k.CreatedAt), nullMicros(k.ExpiresAt))
+	return interpretError(err)
+}
+
+func (t *tx) GetAPIKey(ctx context.Context, id string) (*engine.APIKey, error) {
+	return scanAPIKey(t.tx.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE id = ?`, id))
+}
+
+func (t *tx) GetAPIKeyByHash(ctx context.Context, hash []byte) (*engine.APIKey, error) {
+	return scanAPIKey(t.tx.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE hash = ?`, hash))
+}
+
+func (t *tx) ListAPIKeys(ctx context.Context, organizationID string) ([]*engine.APIKey, error) {
+	return queryList(ctx, t, scanAPIKey,
+		`SELECT `+apiKeyColumns+` FROM api_keys WHERE organization_id = ? ORDER BY created_at, id`, organizationID)
+}
+
+func (t *tx) UpdateAPIKey(ctx context.Context, k *engine.APIKey) error {
+	return t.exec(ctx, `UPDATE api_keys SET signing_secret = ?, previous_signing_secret = ?,
+		previous_secret_expires_at = ?, expires_at = ?
+		WHERE id = ?`,
+		k.SigningSecret, nullBytes(k.PreviousSigningSecret), zeroMicros(k.PreviousSecretExpiresAt),
+		nullMicros(k.ExpiresAt), k.ID)
+}
+
+// Wallets.
+
+const walletColumns = `id, organization_id, channel, operation, phone, name, qr_payload,
+	min_amount, max_amount, daily_limit, enabled, last_assigned_at, created_at`
+
+func scanWallet(row scanner) (*engine.Wallet, error) {
+	var w engine.Wallet
+	err := row.Scan(&w.ID, &w.OrganizationID, &w.Channel, &w.Operation, &w.Phone, &w.Name, &w.QRPayload,
+		nullDecimalCol{&w.MinAmount}, nullDecimalCol{&w.MaxAmount}, nullDecimalCol{&w.DailyLimit},
+		&w.Enabled, nullTimeCol{&w.LastAssignedAt}, timeCol{&w.CreatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &w, nil
+}
+
+func (t *tx) CreateWallet(ctx context.Context, w *engine.Wallet) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO wallets (`+walletColumns+`) VALUES (`+placeholders(13)+`)`,
+		w.ID, w.OrganizationID, w.Channel, w.Operation, w.Phone, w.Name, w.QRPayload,
+		nullDecimal(w.MinAmount), nullDecimal(w.MaxAmount), nullDecimal(w.DailyLimit),
+		w.Enabled, nullMicros(w.LastAssignedAt), micros(w.CreatedAt))
+	return interpretError(err)
+}
+
+func (t *tx) GetWallet(ctx context.Context, organizationID, id string) (*engine.Wallet, error) {
+	return scanWallet(t.tx.QueryRowContext(ctx,
+		`SELECT `+walletColumns+` FROM wallets WHERE id = ? AND organization_id = ?`, id, organizationID))
+}
+
+func (t *tx) ListWallets(ctx context.Context, p engine.ListWalletsParams) ([]*engine.Wallet, error) {
+	// Only the filters that are set go into the query, so it can use the
+	// (organization_id, channel, operation, phone) index.
+	var where []string
+	var args []any
+	for _, f := range []struct{ column, value string }{
+		{"organization_id", p.OrganizationID},
+		{"channel", p.Channel},
+		{"operation", p.Operation},
+	} {
+		if f.value != "" {
+			where = append(where, f.column+" = ?")
+			args = append(args, f.value)
+		}
+	}
+	if p.EnabledOnly {
+		where = append(where, "enabled = 1")
+	}
+	q := `SELECT ` + walletColumns + ` FROM wallets`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY last_assigned_at NULLS FIRST, id`
+	return queryList(ctx, t, scanWallet, q, args...)
+}
+
+func (t *tx) UpdateWallet(ctx context.Context, w *engine.Wallet) error {
+	// Organization, channel, operation and phone identify the wallet; they
+	// do not change.
+	return t.exec(ctx, `UPDATE wallets SET name = ?, qr_payload = ?,
+		min_amount = ?, max_amount = ?, daily_limit = ?, enabled = ?, last_assigned_at = ?
+		WHERE id = ?`,
+		w.Name, w.QRPayload, nullDecimal(w.MinAmount), nullDecimal(w.MaxAmount), nullDecimal(w.DailyLimit),
+		w.Enabled, nullMicros(w.LastAssignedAt), w.ID)
+}
+
+func (t *tx) WalletDepositAmounts(ctx context.Context, walletID string, since time.Time) ([]decimal.Decimal, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT amount FROM deposits
+		WHERE wallet_id = ? AND created_at >= ? AND status NOT IN (?, ?, ?)`,
+		walletID, micros(since), engine.StatusFailed, engine.StatusExpired, engine.StatusCancelled)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []decimal.Decimal
+	for rows.Next() {
+		var d decimal.Decimal
+		if err := rows.Scan(decimalCol{&d}); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, interpretError(rows.Err())
+}
+
+// Deposits.
+
+const depositColumns = `id, organization_id, merchant_id, checkout_mode, amount, payment_method,
+	redirect_url, payer_phone, metadata, status, action, checkout_token, checkout_url,
+	channel, operation, wallet_id, recipient_phone, recipient_name, qr_payload,
+	verification_state, attempts_used, failure_code, provider_transaction_id,
+	expires_at, created_at, updated_at`
+
+func scanDeposit(row scanner) (*engine.Deposit, error) {
+	var d engine.Deposit
+	err := row.Scan(&d.ID, &d.OrganizationID, &d.MerchantID, &d.CheckoutMode, decimalCol{&d.Amount}, &d.PaymentMethod,
+		&d.RedirectURL, &d.PayerPhone, bytesCol{&d.Metadata}, &d.Status, &d.Action, &d.CheckoutToken, &d.CheckoutURL,
+		&d.Channel, &d.Operation, stringCol{&d.WalletID}, &d.RecipientPhone, &d.RecipientName, &d.QRPayload,
+		&d.VerificationState, &d.AttemptsUsed, &d.FailureCode, &d.ProviderTransactionID,
+		timeCol{&d.ExpiresAt}, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &d, nil
+}
+
+func (t *tx) CreateDeposit(ctx context.Context, d *engine.Deposit) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO deposits (`+depositColumns+`) VALUES (`+placeholders(26)+`)`,
+		d.ID, d.OrganizationID, d.MerchantID, d.CheckoutMode, d.Amount.String(), d.PaymentMethod,
+		d.RedirectURL, d.PayerPhone, string(d.Metadata), d.Status, d.Action, d.CheckoutToken, d.CheckoutURL,
+		d.Channel, d.Operation, emptyNull(d.WalletID), d.RecipientPhone, d.RecipientName, d.QRPayload,
+		d.VerificationState, d.AttemptsUsed, d.FailureCode, d.ProviderTransactionID,
+		micros(d.ExpiresAt), micros(d.CreatedAt), micros(d.UpdatedAt))
+	return interpretError(err)
+}
+
+func (t *tx) GetDeposit(ctx context.Context, organizationID, id string) (*engine.Deposit, error) {
+	return scanDeposit(t.tx.QueryRowContext(ctx,
+		`SELECT `+depositColumns+` FROM deposits WHERE id = ? AND organization_id = ?`, id, organizationID))
+}
+
+func (t *tx) GetDepositByMerchantID(ctx context.Context, organizationID, merchantID string) (*engine.Deposit, error) {
+	return scanDeposit(t.tx.QueryRowContext(ctx,
+		`SELECT `+depositColumns+` FROM deposits WHERE organization_id = ? AND merchant_id = ?`, organizationID, merchantID))
+}
+
+func (t *tx) GetDepositByCheckoutToken(ctx context.Context, token string) (*engine.Deposit, error) {
+	return scanDeposit(t.tx.QueryRowContext(ctx,
+		`SELECT `+depositColumns+` FROM deposits WHERE checkout_token = ?`, token))
+}
+
+func (t *tx) UpdateDeposit(ctx context.Context, d *engine.Deposit) error {
+	// The fields a deposit is created with never change; these are the ones
+	// its state machine moves.
+	return t.exec(ctx, `UPDATE deposits SET status = ?, verification_state = ?, attempts_used = ?,
+		failure_code = ?, provider_transaction_id = ?, expires_at = ?, updated_at = ?
+		WHERE id = ?`,
+		d.Status, d.VerificationState, d.AttemptsUsed, d.FailureCode, d.ProviderTransactionID,
+		micros(d.ExpiresAt), micros(d.UpdatedAt), d.ID)
+}
