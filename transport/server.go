@@ -1,0 +1,191 @@
+// Package transport is payd's optional net/http layer: it mounts the /v1 API
+// under a configurable prefix and serves the hosted checkout page.
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/transport/signing"
+)
+
+// Engine is the part of the engine the transport calls.
+type Engine interface {
+	Authenticate(ctx context.Context, apiKey string) (*engine.Principal, error)
+	CreateDeposit(ctx context.Context, p engine.CreateDepositParams) (*engine.Deposit, bool, error)
+	GetDeposit(ctx context.Context, orgID, id string) (*engine.Deposit, error)
+	GetDepositByCheckoutToken(ctx context.Context, token string) (*engine.Deposit, error)
+	Now() time.Time
+}
+
+// MaxBodyBytes is the largest request body the API reads (413 beyond).
+const MaxBodyBytes = 64 << 10
+
+// Config configures the HTTP handler.
+type Config struct {
+	Engine Engine
+	// Prefix is the path under which /v1 is served, e.g. "/api" (the
+	// reference server's) or "" for the root.
+	Prefix string
+	// Logger receives one line per request and the detail of every 500.
+	// Defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+type server struct {
+	engine Engine
+	prefix string
+	logger *slog.Logger
+}
+
+// NewHandler returns the handler of the API under cfg.Prefix and of the
+// hosted checkout pages under /checkout/.
+func NewHandler(cfg Config) http.Handler {
+	s := &server{engine: cfg.Engine, prefix: strings.TrimRight(cfg.Prefix, "/"), logger: cfg.Logger}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	mux := http.NewServeMux()
+	s.route(mux, "/v1/deposits", map[string]handlerFunc{http.MethodPost: s.createDeposit})
+	s.route(mux, "/v1/deposits/{id}", map[string]handlerFunc{http.MethodGet: s.getDeposit})
+	mux.Handle(s.prefix+"/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s", r.URL.Path)
+	}))
+	mux.Handle("GET /checkout/{token}", s.handle(s.checkoutPage))
+	return s.logRequests(mux)
+}
+
+// handlerFunc is an HTTP handler that returns its error instead of writing
+// it, so that one place renders every error envelope.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// route mounts handlers for one path, answering other methods with 405.
+func (s *server) route(mux *http.ServeMux, path string, byMethod map[string]handlerFunc) {
+	mux.Handle(s.prefix+path, s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		h, ok := byMethod[r.Method]
+		if !ok {
+			return errMethodNotAllowed
+		}
+		return h(w, r)
+	}))
+}
+
+var errMethodNotAllowed = &engine.Error{Code: "method_not_allowed", Message: "method not allowed"}
+
+// statusByCode maps each error code of the contract to its HTTP status.
+var statusByCode = map[string]int{
+	engine.CodeInvalidRequest:          http.StatusBadRequest,
+	engine.CodeUnauthorized:            http.StatusUnauthorized,
+	engine.CodeForbidden:               http.StatusForbidden,
+	engine.CodeInsufficientBalance:     http.StatusForbidden,
+	engine.CodeNotFound:                http.StatusNotFound,
+	errMethodNotAllowed.Code:           http.StatusMethodNotAllowed,
+	engine.CodeMerchantIDConflict:      http.StatusConflict,
+	engine.CodeMerchantIDExists:        http.StatusConflict,
+	engine.CodeDepositTerminal:         http.StatusConflict,
+	engine.CodeAttemptInProgress:       http.StatusConflict,
+	engine.CodeAttemptLimitReached:     http.StatusConflict,
+	engine.CodeTransactionIDUsed:       http.StatusConflict,
+	engine.CodeRedirectAction:          http.StatusConflict,
+	engine.CodeRequestTooLarge:         http.StatusRequestEntityTooLarge,
+	engine.CodeRateLimited:             http.StatusTooManyRequests,
+	engine.CodeInternal:                http.StatusInternalServerError,
+	engine.CodeMethodUnavailable:       http.StatusServiceUnavailable,
+	engine.CodeVerificationUnavailable: http.StatusServiceUnavailable,
+}
+
+// errorEnvelope is the body of every error response.
+type errorEnvelope struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (s *server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := h(w, r)
+		if err == nil {
+			return
+		}
+		var e *engine.Error
+		if !errors.As(err, &e) || statusByCode[e.Code] == 0 {
+			if errors.Is(r.Context().Err(), context.Canceled) {
+				return // the client is gone; nobody reads an answer
+			}
+			s.logger.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+			e = &engine.Error{Code: engine.CodeInternal, Message: "internal error"}
+		}
+		var env errorEnvelope
+		env.Error.Code, env.Error.Message = e.Code, e.Message
+		writeJSON(w, statusByCode[e.Code], env)
+	})
+}
+
+// writeJSON writes v without HTML escaping, so metadata strings come back
+// byte for byte as they were sent.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // a write error means the client is gone
+}
+
+// authenticate resolves the bearer API key of a request.
+func (s *server) authenticate(r *http.Request) (*engine.Principal, error) {
+	scheme, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	key = strings.TrimSpace(key)
+	if !strings.EqualFold(scheme, "Bearer") || key == "" {
+		return nil, engine.Errorf(engine.CodeUnauthorized, engine.ReasonMissingAPIKey)
+	}
+	return s.engine.Authenticate(r.Context(), key)
+}
+
+// checkSignature verifies the H2H signature headers of a request.
+func (s *server) checkSignature(r *http.Request, p *engine.Principal, body []byte) error {
+	target := r.RequestURI
+	if target == "" {
+		target = r.URL.RequestURI()
+	}
+	err := signing.Verify(p.SigningSecrets,
+		r.Header.Get(signing.TimestampHeader), r.Header.Get(signing.SignatureHeader),
+		r.Method, target, body, s.engine.Now())
+	if err != nil {
+		return engine.Errorf(engine.CodeUnauthorized, "%s", err.Error())
+	}
+	return nil
+}
+
+// statusRecorder remembers the status a handler wrote, for the access log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(status int) {
+	r.status = status
+	r.ResponseWriter.WriteHeader(status)
+}
+
+// logRequests writes one line per request. It never logs headers, so no
+// API key or signature reaches the log.
+func (s *server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status),
+			slog.Duration("duration", time.Since(start)))
+	})
+}
