@@ -1,0 +1,494 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// adminCommand is one "payd admin <noun> <verb>": it declares its flags on
+// fs and returns the function that runs it, whose result is printed.
+type adminCommand struct {
+	summary string
+	setup   func(fs *flag.FlagSet) func(ctx context.Context, eng *engine.Engine) (any, error)
+}
+
+var adminCommands = map[string]adminCommand{
+	"org create":            {"create an organization and its first API key", orgCreate},
+	"org update":            {"change an organization's switches, windows and fees", orgUpdate},
+	"org show":              {"show an organization", orgShow},
+	"org list":              {"list organizations", orgList},
+	"wallet add":            {"add a receiving wallet to an organization's pool", walletAdd},
+	"wallet list":           {"list an organization's receiving wallets", walletList},
+	"wallet enable":         {"put a wallet back in the recipient pool", walletEnable(true)},
+	"wallet disable":        {"take a wallet out of the recipient pool", walletEnable(false)},
+	"key create":            {"issue an additional API key with its own signing secret", keyCreate},
+	"key list":              {"list an organization's API keys", keyList},
+	"key rotate":            {"replace an API key; the old one works for --grace more", keyRotate},
+	"key revoke":            {"stop an API key from authenticating, now", keyRevoke},
+	"signing-secret rotate": {"issue a new H2H signing secret; the previous one works for 24h", signingSecretRotate},
+}
+
+func adminUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: payd admin <noun> <verb> [flags] [--db DSN] [--json]")
+	fmt.Fprintln(w)
+	names := make([]string, 0, len(adminCommands))
+	for name := range adminCommands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-24s %s\n", name, adminCommands[name].summary)
+	}
+}
+
+func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) < 2 {
+		adminUsage(stderr)
+		return flag.ErrHelp
+	}
+	name := args[0] + " " + args[1]
+	cmd, ok := adminCommands[name]
+	if !ok {
+		adminUsage(stderr)
+		return fmt.Errorf("unknown admin command %q", name)
+	}
+	fs := flag.NewFlagSet("payd admin "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf storeFlags
+	sf.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	runCmd := cmd.setup(fs)
+	if err := fs.Parse(args[2:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	keyring, err := sf.loadKeyring()
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, sf.db)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", sf.db, err)
+	}
+	defer store.Close()
+	// Admin commands create no checkouts, so no provider is reachable here.
+	eng, err := engine.New(engine.Config{Store: store, Provider: noProvider{}, Keyring: keyring})
+	if err != nil {
+		return err
+	}
+	out, err := runCmd(ctx, eng)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(out)
+	}
+	return printHuman(stdout, out)
+}
+
+// noProvider is the provider of admin commands, which never open checkouts.
+type noProvider struct{}
+
+func (noProvider) StartCheckout(context.Context, engine.CheckoutRequest) (*engine.Checkout, error) {
+	return nil, engine.ErrMethodUnavailable
+}
+
+// printHuman prints a result as "key: value" lines, and lists as blocks.
+func printHuman(w io.Writer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var obj map[string]any
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.UseNumber()
+	if err := dec.Decode(&obj); err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch val := obj[k].(type) {
+		case []any:
+			for i, item := range val {
+				if i > 0 {
+					fmt.Fprintln(w)
+				}
+				if err := printHuman(w, item); err != nil {
+					return err
+				}
+			}
+		case nil:
+			fmt.Fprintf(w, "%s: -\n", k)
+		default:
+			fmt.Fprintf(w, "%s: %v\n", k, val)
+		}
+	}
+	return nil
+}
+
+// optionalBool is a boolean flag that knows whether it was given, so an
+// update changes only what the operator named. "--h2h" alone means true.
+type optionalBool struct{ v *bool }
+
+func (b *optionalBool) String() string {
+	if b == nil || b.v == nil {
+		return ""
+	}
+	return strconv.FormatBool(*b.v)
+}
+
+func (b *optionalBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.v = &v
+	return nil
+}
+
+func (b *optionalBool) IsBoolFlag() bool { return true }
+
+// optionalDuration and optionalDecimal likewise record whether they were set.
+type optionalDuration struct{ v *time.Duration }
+
+func (d *optionalDuration) String() string {
+	if d == nil || d.v == nil {
+		return ""
+	}
+	return d.v.String()
+}
+
+func (d *optionalDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	d.v = &v
+	return nil
+}
+
+type optionalDecimal struct{ v *decimal.Decimal }
+
+func (d *optionalDecimal) String() string {
+	if d == nil || d.v == nil {
+		return ""
+	}
+	return d.v.String()
+}
+
+func (d *optionalDecimal) Set(s string) error {
+	v, err := decimal.NewFromString(s)
+	if err != nil || strings.ContainsAny(s, "eE") {
+		return fmt.Errorf("not a plain decimal: %q", s)
+	}
+	d.v = &v
+	return nil
+}
+
+// orgSettingsFlags declares the flags of an organization's settings.
+func orgSettingsFlags(fs *flag.FlagSet) func() engine.OrganizationSettings {
+	var name string
+	var deposits, h2h, withdrawals optionalBool
+	var instructions, redirect optionalDuration
+	var depFeePct, depFeeFixed, wdPct, wdFixed optionalDecimal
+	fs.StringVar(&name, "name", "", "organization name")
+	fs.Var(&deposits, "deposits", "allow deposits (default true at creation)")
+	fs.Var(&h2h, "h2h", "allow H2H deposits")
+	fs.Var(&withdrawals, "withdrawals", "allow withdrawals")
+	fs.Var(&instructions, "instructions-window", "how long a display_instructions deposit accepts transaction IDs (default 15m)")
+	fs.Var(&redirect, "redirect-window", "how long a redirect checkout lives (default 30m)")
+	fs.Var(&depFeePct, "deposit-fee-percent", "deposit fee, percent of the amount (default 0)")
+	fs.Var(&depFeeFixed, "deposit-fee-fixed", "deposit fee, fixed part in BDT (default 0)")
+	fs.Var(&wdPct, "withdraw-commission-percent", "withdrawal commission, percent of the amount (default 0)")
+	fs.Var(&wdFixed, "withdraw-commission-fixed", "withdrawal commission, fixed part in BDT (default 0)")
+	return func() engine.OrganizationSettings {
+		s := engine.OrganizationSettings{
+			DepositsEnabled: deposits.v, H2HEnabled: h2h.v, WithdrawalsEnabled: withdrawals.v,
+			InstructionsWindow: instructions.v, RedirectWindow: redirect.v,
+			DepositFeePercent: depFeePct.v, DepositFeeFixed: depFeeFixed.v,
+			WithdrawCommissionPercent: wdPct.v, WithdrawCommissionFixed: wdFixed.v,
+		}
+		if fs.Lookup("name").Value.String() != "" || flagGiven(fs, "name") {
+			s.Name = &name
+		}
+		return s
+	}
+}
+
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// orgView is an organization as admin commands print it.
+type orgView struct {
+	OrganizationID            string `json:"organization_id"`
+	Name                      string `json:"name"`
+	DepositsEnabled           bool   `json:"deposits_enabled"`
+	H2HEnabled                bool   `json:"h2h_enabled"`
+	WithdrawalsEnabled        bool   `json:"withdrawals_enabled"`
+	InstructionsWindow        string `json:"instructions_window"`
+	RedirectWindow            string `json:"redirect_window"`
+	DepositFeePercent         string `json:"deposit_fee_percent"`
+	DepositFeeFixed           string `json:"deposit_fee_fixed"`
+	WithdrawCommissionPercent string `json:"withdraw_commission_percent"`
+	WithdrawCommissionFixed   string `json:"withdraw_commission_fixed"`
+	CreatedAt                 string `json:"created_at"`
+}
+
+func newOrgView(o *engine.Organization) orgView {
+	return orgView{
+		OrganizationID: o.ID, Name: o.Name,
+		DepositsEnabled: o.DepositsEnabled, H2HEnabled: o.H2HEnabled, WithdrawalsEnabled: o.WithdrawalsEnabled,
+		InstructionsWindow: o.InstructionsWindow.String(), RedirectWindow: o.RedirectWindow.String(),
+		DepositFeePercent: o.DepositFeePercent.String(), DepositFeeFixed: engine.FormatAmount(o.DepositFeeFixed),
+		WithdrawCommissionPercent: o.WithdrawCommissionPercent.String(), WithdrawCommissionFixed: engine.FormatAmount(o.WithdrawCommissionFixed),
+		CreatedAt: engine.FormatTime(o.CreatedAt),
+	}
+}
+
+func orgCreate(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	settings := orgSettingsFlags(fs)
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		creds, err := eng.CreateOrganization(ctx, settings())
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{
+			"organization_id": creds.Organization.ID,
+			"api_key_id":      creds.APIKey.APIKeyID,
+			"api_key":         creds.APIKey.APIKey,
+			"signing_secret":  creds.APIKey.SigningSecret,
+		}, nil
+	}
+}
+
+func orgUpdate(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	org := fs.String("org", "", "organization ID")
+	settings := orgSettingsFlags(fs)
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		o, err := eng.UpdateOrganization(ctx, *org, settings())
+		if err != nil {
+			return nil, err
+		}
+		return newOrgView(o), nil
+	}
+}
+
+func orgShow(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	org := fs.String("org", "", "organization ID")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		o, err := eng.GetOrganization(ctx, *org)
+		if err != nil {
+			return nil, err
+		}
+		return newOrgView(o), nil
+	}
+}
+
+func orgList(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		orgs, err := eng.ListOrganizations(ctx)
+		if err != nil {
+			return nil, err
+		}
+		views := make([]orgView, len(orgs))
+		for i, o := range orgs {
+			views[i] = newOrgView(o)
+		}
+		return map[string]any{"organizations": views}, nil
+	}
+}
+
+// walletView is a receiving wallet as admin commands print it.
+type walletView struct {
+	WalletID       string  `json:"wallet_id"`
+	OrganizationID string  `json:"organization_id"`
+	Channel        string  `json:"channel"`
+	Operation      string  `json:"operation"`
+	Phone          string  `json:"phone"`
+	Name           string  `json:"name"`
+	QRPayload      string  `json:"qr_payload,omitempty"`
+	MinAmount      *string `json:"min_amount"`
+	MaxAmount      *string `json:"max_amount"`
+	DailyLimit     *string `json:"daily_limit"`
+	Enabled        bool    `json:"enabled"`
+	LastAssignedAt *string `json:"last_assigned_at"`
+}
+
+func newWalletView(w *engine.Wallet) walletView {
+	amount := func(d decimal.NullDecimal) *string {
+		if !d.Valid {
+			return nil
+		}
+		s := engine.FormatAmount(d.Decimal)
+		return &s
+	}
+	v := walletView{
+		WalletID: w.ID, OrganizationID: w.OrganizationID, Channel: w.Channel, Operation: w.Operation,
+		Phone: w.Phone, Name: w.Name, QRPayload: w.QRPayload,
+		MinAmount: amount(w.MinAmount), MaxAmount: amount(w.MaxAmount), DailyLimit: amount(w.DailyLimit),
+		Enabled: w.Enabled,
+	}
+	if w.LastAssignedAt != nil {
+		s := engine.FormatTime(*w.LastAssignedAt)
+		v.LastAssignedAt = &s
+	}
+	return v
+}
+
+func walletAdd(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	var p engine.AddWalletParams
+	fs.StringVar(&p.OrganizationID, "org", "", "organization ID")
+	fs.StringVar(&p.Channel, "channel", "", "bkash or nagad")
+	fs.StringVar(&p.Operation, "operation", "", "cash_out (agent wallet) or make_payment (merchant wallet)")
+	fs.StringVar(&p.Phone, "phone", "", "the wallet's Bangladesh mobile number")
+	fs.StringVar(&p.Name, "name", "", "name shown to payers")
+	fs.StringVar(&p.QRPayload, "qr-payload", "", "QR payload shown to payers (optional)")
+	fs.StringVar(&p.MinAmount, "min-amount", "", "smallest deposit this wallet takes (optional)")
+	fs.StringVar(&p.MaxAmount, "max-amount", "", "largest deposit this wallet takes (optional)")
+	fs.StringVar(&p.DailyLimit, "daily-limit", "", "most this wallet takes per Dhaka day across live deposits (optional)")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		w, err := eng.AddWallet(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return newWalletView(w), nil
+	}
+}
+
+func walletList(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	org := fs.String("org", "", "organization ID")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		ws, err := eng.ListWallets(ctx, *org)
+		if err != nil {
+			return nil, err
+		}
+		views := make([]walletView, len(ws))
+		for i, w := range ws {
+			views[i] = newWalletView(w)
+		}
+		return map[string]any{"wallets": views}, nil
+	}
+}
+
+func walletEnable(enabled bool) func(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	return func(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+		org := fs.String("org", "", "organization ID")
+		wallet := fs.String("wallet", "", "wallet ID")
+		return func(ctx context.Context, eng *engine.Engine) (any, error) {
+			w, err := eng.SetWalletEnabled(ctx, *org, *wallet, enabled)
+			if err != nil {
+				return nil, err
+			}
+			return newWalletView(w), nil
+		}
+	}
+}
+
+func credentialsView(c *engine.APIKeyCredentials) map[string]string {
+	return map[string]string{"api_key_id": c.APIKeyID, "api_key": c.APIKey, "signing_secret": c.SigningSecret}
+}
+
+func keyCreate(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	org := fs.String("org", "", "organization ID")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		c, err := eng.CreateAPIKey(ctx, *org)
+		if err != nil {
+			return nil, err
+		}
+		return credentialsView(c), nil
+	}
+}
+
+// keyView is an API key as listed: never anything that authenticates.
+type keyView struct {
+	APIKeyID                string  `json:"api_key_id"`
+	Hint                    string  `json:"hint"`
+	CreatedAt               string  `json:"created_at"`
+	ExpiresAt               *string `json:"expires_at"`
+	PreviousSecretExpiresAt *string `json:"previous_signing_secret_valid_until"`
+}
+
+func keyList(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	org := fs.String("org", "", "organization ID")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		keys, err := eng.ListAPIKeys(ctx, *org)
+		if err != nil {
+			return nil, err
+		}
+		views := make([]keyView, len(keys))
+		for i, k := range keys {
+			views[i] = keyView{APIKeyID: k.ID, Hint: "..." + k.Hint, CreatedAt: engine.FormatTime(k.CreatedAt)}
+			if k.ExpiresAt != nil {
+				s := engine.FormatTime(*k.ExpiresAt)
+				views[i].ExpiresAt = &s
+			}
+			if k.PreviousSigningSecret != nil {
+				s := engine.FormatTime(k.PreviousSecretExpiresAt)
+				views[i].PreviousSecretExpiresAt = &s
+			}
+		}
+		return map[string]any{"api_keys": views}, nil
+	}
+}
+
+func keyRotate(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	key := fs.String("key", "", "API key ID to replace")
+	grace := fs.Duration("grace", 24*time.Hour, "how long the old key keeps working (0 revokes it now)")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		c, err := eng.RotateAPIKey(ctx, *key, *grace)
+		if err != nil {
+			return nil, err
+		}
+		out := credentialsView(c)
+		out["replaced_api_key_id"] = *key
+		return out, nil
+	}
+}
+
+func keyRevoke(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	key := fs.String("key", "", "API key ID")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		k, err := eng.RevokeAPIKey(ctx, *key)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"api_key_id": k.ID, "revoked_at": engine.FormatTime(*k.ExpiresAt)}, nil
+	}
+}
+
+func signingSecretRotate(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	key := fs.String("key", "", "API key ID whose signing secret to rotate")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		secret, err := eng.RotateSigningSecret(ctx, *key)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{
+			"api_key_id":                          *key,
+			"signing_secret":                      secret,
+			"previous_signing_secret_valid_until": engine.FormatTime(eng.Now().Add(engine.SigningSecretGrace)),
+		}, nil
+	}
+}

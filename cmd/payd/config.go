@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/sqlite"
+)
+
+// storeFlags are the flags every command that opens the database shares.
+type storeFlags struct {
+	db            string
+	masterKeyFile string
+}
+
+func (f *storeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.db, "db", env("PAYD_DB", "payd.db"), "database: a SQLite file path (the default) or a postgres:// URL (env PAYD_DB)")
+	fs.StringVar(&f.masterKeyFile, "master-key-file", env("PAYD_MASTER_KEY_FILE", ""),
+		"file holding the master key that seals secrets at rest; created with mode 0600 if missing\n"+
+			"(default: the SQLite path + \".key\"; PAYD_MASTER_KEY, base64 or hex of 32 bytes, takes precedence) (env PAYD_MASTER_KEY_FILE)")
+}
+
+// env returns the value of an environment variable, or def if unset.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, ok := os.LookupEnv(name); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+	}
+	return def
+}
+
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// openStore opens the database a DSN names and applies its migrations.
+func openStore(ctx context.Context, dsn string) (engine.Store, error) {
+	if isPostgres(dsn) {
+		return nil, errors.New("the postgres store is not part of this build yet; use a SQLite file path")
+	}
+	return sqlite.Open(ctx, dsn)
+}
+
+// loadKeyring returns the keyring for the master key: PAYD_MASTER_KEY if set,
+// else the key file, which is generated on first use.
+func (f *storeFlags) loadKeyring() (*engine.Keyring, error) {
+	if v := os.Getenv("PAYD_MASTER_KEY"); v != "" {
+		key, err := decodeMasterKey(v)
+		if err != nil {
+			return nil, fmt.Errorf("PAYD_MASTER_KEY: %w", err)
+		}
+		return engine.NewKeyring(key)
+	}
+	path := f.masterKeyFile
+	if path == "" {
+		if isPostgres(f.db) {
+			return nil, errors.New("set PAYD_MASTER_KEY or --master-key-file for a postgres database")
+		}
+		path = f.db + ".key"
+	}
+	key, err := readOrCreateKeyFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("master key file %s: %w", path, err)
+	}
+	return engine.NewKeyring(key)
+}
+
+func decodeMasterKey(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	for _, dec := range []func(string) ([]byte, error){
+		hex.DecodeString, base64.StdEncoding.DecodeString, base64.RawStdEncoding.DecodeString,
+		base64.URLEncoding.DecodeString, base64.RawURLEncoding.DecodeString,
+	} {
+		if b, err := dec(s); err == nil && len(b) == engine.MasterKeySize {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("must be %d bytes in hex or base64", engine.MasterKeySize)
+}
+
+// readOrCreateKeyFile reads a master key file, creating it with a new
+// random key and mode 0600 if it does not exist. O_EXCL makes a server and
+// an admin command started together agree on one key.
+func readOrCreateKeyFile(path string) ([]byte, error) {
+	key := make([]byte, engine.MasterKeySize)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		_, werr := file.WriteString(base64.StdEncoding.EncodeToString(key) + "\n")
+		if cerr := file.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			return key, nil
+		}
+		os.Remove(path)
+		return nil, werr
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	for range 50 { // a concurrent creator may not have written it yet
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(strings.TrimSpace(string(data))) > 0 {
+			return decodeMasterKey(string(data))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return nil, errors.New("file is empty")
+}

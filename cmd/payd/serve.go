@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/transport"
+)
+
+// appConfig is everything the reference server is built from.
+type appConfig struct {
+	store     engine.Store
+	keyring   *engine.Keyring
+	publicURL string
+	apiPrefix string
+	clock     clock.Clock
+	logger    *slog.Logger
+}
+
+// app is a wired payd: the engine and the HTTP handler over it.
+type app struct {
+	engine  *engine.Engine
+	handler http.Handler
+}
+
+func newApp(cfg appConfig) (*app, error) {
+	provider, err := sandbox.New(sandbox.Config{PublicURL: cfg.publicURL})
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.New(engine.Config{Store: cfg.store, Provider: provider, Clock: cfg.clock, Keyring: cfg.keyring})
+	if err != nil {
+		return nil, err
+	}
+	handler := transport.NewHandler(transport.Config{Engine: eng, Prefix: cfg.apiPrefix, Logger: cfg.logger})
+	return &app{engine: eng, handler: handler}, nil
+}
+
+func serve(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("payd serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf storeFlags
+	sf.register(fs)
+	addr := fs.String("addr", env("PAYD_ADDR", "127.0.0.1:8080"), "address to listen on (env PAYD_ADDR)")
+	publicURL := fs.String("public-url", env("PAYD_PUBLIC_URL", ""), "URL at which payers reach this server, for checkout links (default http://<addr>) (env PAYD_PUBLIC_URL)")
+	apiPrefix := fs.String("api-prefix", env("PAYD_API_PREFIX", "/api"), "path prefix of the API (env PAYD_API_PREFIX)")
+	logLevel := fs.String("log-level", env("PAYD_LOG_LEVEL", "info"), "debug, info, warn or error (env PAYD_LOG_LEVEL)")
+	logFormat := fs.String("log-format", env("PAYD_LOG_FORMAT", "text"), "text or json (env PAYD_LOG_FORMAT)")
+	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger, err := newLogger(stderr, *logLevel, *logFormat)
+	if err != nil {
+		return err
+	}
+	keyring, err := sf.loadKeyring()
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, sf.db)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", sf.db, err)
+	}
+	defer store.Close()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	if *publicURL == "" {
+		*publicURL = defaultPublicURL(ln.Addr().(*net.TCPAddr))
+	}
+	a, err := newApp(appConfig{store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           a.handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("payd listening", "addr", ln.Addr().String(), "api", *publicURL+*apiPrefix, "db", redactDSN(sf.db))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: draining in-flight requests", "timeout", *shutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json, got %q", format)
+}
+
+// defaultPublicURL is where a local payer reaches a server listening on a.
+func defaultPublicURL(a *net.TCPAddr) string {
+	host := a.IP.String()
+	if a.IP.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, fmt.Sprint(a.Port))
+}
+
+// redactDSN hides a password in a database URL before it is logged.
+func redactDSN(dsn string) string {
+	if at := strings.LastIndex(dsn, "@"); at > 0 && isPostgres(dsn) {
+		scheme, _, _ := strings.Cut(dsn, "://")
+		return scheme + "://***" + dsn[at:]
+	}
+	return dsn
+}
