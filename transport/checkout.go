@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"html/template"
 	"net/http"
 
@@ -42,11 +43,8 @@ func (s *server) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-	return checkoutTemplate.Execute(w, map[string]any{
+	var page bytes.Buffer
+	err = checkoutTemplate.Execute(&page, map[string]any{
 		"Amount":    engine.FormatAmount(d.Amount),
 		"Method":    d.PaymentMethod,
 		"Status":    d.Status,
@@ -54,4 +52,13 @@ func (s *server) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 		"ExpiresAt": engine.FormatTime(d.ExpiresAt),
 		"ReturnURL": d.RedirectURL,
 	})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	_, err = page.WriteTo(w)
+	return err
 }

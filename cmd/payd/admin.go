@@ -227,7 +227,7 @@ func orgSettingsFlags(fs *flag.FlagSet) func() engine.OrganizationSettings {
 			DepositFeePercent: depFeePct.v, DepositFeeFixed: depFeeFixed.v,
 			WithdrawCommissionPercent: wdPct.v, WithdrawCommissionFixed: wdFixed.v,
 		}
-		if fs.Lookup("name").Value.String() != "" || flagGiven(fs, "name") {
+		if flagGiven(fs, "name") {
 			s.Name = &name
 		}
 		return s

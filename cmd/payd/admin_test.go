@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// admin runs "payd admin ..." against db and decodes its --json output.
+func runAdmin(t *testing.T, db string, args ...string) map[string]any {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	args = append(append([]string{"admin"}, args...), "--db", db, "--json")
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("payd %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	var out map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("payd %s printed no JSON object: %q", strings.Join(args, " "), stdout.String())
+	}
+	if strings.Count(strings.TrimSpace(stdout.String()), "\n") != 0 {
+		t.Fatalf("--json printed more than one line: %q", stdout.String())
+	}
+	return out
+}
+
+func TestAdminCommands(t *testing.T) {
+	t.Setenv("PAYD_MASTER_KEY", "")
+	db := filepath.Join(t.TempDir(), "payd.db")
+	org := runAdmin(t, db, "org", "create", "--name", "Shop", "--h2h", "--instructions-window", "20m", "--deposit-fee-percent", "1.5")
+	for _, k := range []string{"organization_id", "api_key", "signing_secret", "api_key_id"} {
+		if str(org, k) == "" {
+			t.Fatalf("org create: no %s in %v", k, org)
+		}
+	}
+	id := str(org, "organization_id")
+	shown := runAdmin(t, db, "org", "show", "--org", id)
+	if shown["h2h_enabled"] != true || shown["withdrawals_enabled"] != false || shown["deposits_enabled"] != true ||
+		str(shown, "instructions_window") != "20m0s" || str(shown, "deposit_fee_percent") != "1.5" {
+		t.Fatalf("org show: %v", shown)
+	}
+	updated := runAdmin(t, db, "org", "update", "--org", id, "--withdrawals", "--h2h=false")
+	if updated["withdrawals_enabled"] != true || updated["h2h_enabled"] != false || str(updated, "name") != "Shop" {
+		t.Fatalf("org update changed the wrong things: %v", updated)
+	}
+	w := runAdmin(t, db, "wallet", "add", "--org", id, "--channel", "bkash", "--operation", "cash_out", "--phone", "+8801711000001", "--name", "Agent", "--max-amount", "5000")
+	if str(w, "phone") != "01711000001" || str(w, "max_amount") != "5000.00" || w["enabled"] != true {
+		t.Fatalf("wallet add: %v", w)
+	}
+	if d := runAdmin(t, db, "wallet", "disable", "--org", id, "--wallet", str(w, "wallet_id")); d["enabled"] != false {
+		t.Fatalf("wallet disable: %v", d)
+	}
+	rotated := runAdmin(t, db, "signing-secret", "rotate", "--key", str(org, "api_key_id"))
+	if s := str(rotated, "signing_secret"); !strings.HasPrefix(s, "payd_ss_") || s == str(org, "signing_secret") {
+		t.Fatalf("signing-secret rotate: %v", rotated)
+	}
+	newKey := runAdmin(t, db, "key", "rotate", "--key", str(org, "api_key_id"), "--grace", "0s")
+	if !strings.HasPrefix(str(newKey, "api_key"), "payd_sk_") {
+		t.Fatalf("key rotate: %v", newKey)
+	}
+	keys := runAdmin(t, db, "key", "list", "--org", id)
+	if list, _ := keys["api_keys"].([]any); len(list) != 2 || strings.Contains(mustJSON(t, keys), str(org, "api_key")) {
+		t.Fatalf("key list: %v", keys)
+	}
+
+	// Errors are reported, not printed as results.
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"admin", "wallet", "add", "--db", db, "--org", id, "--channel", "upay", "--operation", "cash_out", "--phone", "01711000001"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "channel") || stdout.Len() != 0 {
+		t.Fatalf("bad channel: err %v, stdout %q", err, stdout.String())
+	}
+	if err := run(context.Background(), []string{"admin", "org", "show", "--db", db, "--org", "org_missing"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "not_found") {
+		t.Fatalf("missing org: %v", err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
