@@ -154,3 +154,42 @@ func cloneOrNil(b []byte) []byte {
 	}
 	return append([]byte(nil), b...)
 }
+
+// epochMicros is a time whose zero value means none, stored NOT NULL: 0 for
+// zero, so that a comparison such as "leased_until <= ?" needs no NULL case
+// and holds for the zero time. The Unix epoch itself reads back as zero.
+func epochMicros(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMicro()
+}
+
+// epochTimeCol scans epochMicros' encoding: 0 (or NULL) is the zero time.
+type epochTimeCol struct{ t *time.Time }
+
+func (c epochTimeCol) Scan(v any) error {
+	if v == int64(0) {
+		*c.t = time.Time{}
+		return nil
+	}
+	return timeCol(c).Scan(v)
+}
+
+// minorUnits converts an amount to INTEGER poisha (amount * 100). An amount
+// with more than two decimal places is an error, not rounded: rounding is
+// the engine's decision.
+func minorUnits(d decimal.Decimal) (int64, error) {
+	m := d.Shift(2)
+	if !m.IsInteger() {
+		return 0, fmt.Errorf("amount %s has more than 2 decimal places", d)
+	}
+	b := m.BigInt()
+	if !b.IsInt64() {
+		return 0, fmt.Errorf("amount %s out of range", d)
+	}
+	return b.Int64(), nil
+}
+
+// fromMinorUnits converts INTEGER poisha back to an amount.
+func fromMinorUnits(m int64) decimal.Decimal { return decimal.New(m, -2) }

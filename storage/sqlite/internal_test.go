@@ -4,7 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // The durability contract lives in DSN parameters; check it reached the
@@ -52,5 +56,80 @@ func TestMigrationsSorted(t *testing.T) {
 		if i == 0 && m.version != 1 || i > 0 && m.version <= ms[i-1].version {
 			t.Errorf("migration %s out of order", m.name)
 		}
+	}
+}
+
+// queryPlan returns the details of EXPLAIN QUERY PLAN for query.
+func queryPlan(t *testing.T, db *sql.DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var details []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		details = append(details, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(details, "\n")
+}
+
+// The worker's claim runs often over a table that only grows: it must walk
+// the partial index in due order, never scan or sort the attempts. The
+// partial index is used only while the query spells its WHERE clause.
+func TestClaimUsesDueIndex(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "payd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	plan := queryPlan(t, s.writer, claimQuery, "w", 2, 1, 1, 5)
+	if !strings.Contains(plan, "USING INDEX attempts_due") || strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "SCAN") {
+		t.Errorf("claim plan:\n%s", plan)
+	}
+	plan = queryPlan(t, s.writer, balancesQuery, "org_1")
+	if !strings.Contains(plan, "COVERING INDEX ledger_entries_account") {
+		t.Errorf("balances plan:\n%s", plan)
+	}
+}
+
+func TestMinorUnits(t *testing.T) {
+	for in, want := range map[string]int64{
+		"0": 0, "0.01": 1, "-0.01": -1, "12.34": 1234, "12.340000": 1234, "500": 50000, "-1000.5": -100050, "1e3": 100000,
+	} {
+		got, err := minorUnits(decimal.RequireFromString(in))
+		if err != nil || got != want {
+			t.Errorf("minorUnits(%s) = %d, %v, want %d", in, got, err, want)
+		}
+		if back := fromMinorUnits(got); !back.Equal(decimal.RequireFromString(in)) {
+			t.Errorf("fromMinorUnits(%d) = %s, want %s", got, back, in)
+		}
+	}
+	for _, in := range []string{"0.001", "12.345", "-0.005", "1e-3", "100000000000000000000"} {
+		if got, err := minorUnits(decimal.RequireFromString(in)); err == nil {
+			t.Errorf("minorUnits(%s) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestEpochTime(t *testing.T) {
+	at := time.Date(2025, 3, 14, 9, 26, 53, 589793000, time.UTC)
+	for _, want := range []time.Time{{}, at} {
+		var got time.Time
+		if err := (epochTimeCol{&got}).Scan(epochMicros(want)); err != nil || !got.Equal(want) || got.IsZero() != want.IsZero() {
+			t.Errorf("epoch round trip of %v = %v, %v", want, got, err)
+		}
+	}
+	if epochMicros(time.Time{}) != 0 {
+		t.Error("the zero time is not stored as 0")
 	}
 }

@@ -47,9 +47,14 @@ const (
 // migrations. path is a file name, not a URI: both pools must open the same
 // file, so ":memory:" does not work.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if path == "" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") || path == ":memory:" {
+	// A '?' is refused: whoever writes "x.db?mode=ro" expects parameters,
+	// not a file of that name.
+	if path == "" || strings.HasPrefix(path, "file:") || path == ":memory:" || strings.Contains(path, "?") {
 		return nil, fmt.Errorf("sqlite: invalid database path %q: want a plain file name", path)
 	}
+	// As a file: URI the path may hold '#', '%' or spaces: SQLite decodes
+	// the escapes.
+	uri := "file:" + (&url.URL{Path: path}).EscapedPath()
 	// busy_timeout comes first so that the journal_mode switch of a fresh
 	// file waits for other processes instead of failing.
 	common := url.Values{"_pragma": {
@@ -59,7 +64,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	w := cloneValues(common)
 	w["_pragma"] = append(w["_pragma"], "journal_mode(WAL)", "synchronous(FULL)")
 	w.Set("_txlock", "immediate")
-	writer, err := sql.Open("sqlite", path+"?"+w.Encode())
+	writer, err := sql.Open("sqlite", uri+"?"+w.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open writer: %w", err)
 	}
@@ -78,7 +83,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// can never take the write lock.
 	r := cloneValues(common)
 	r["_pragma"] = append(r["_pragma"], "query_only(1)")
-	reader, err := sql.Open("sqlite", path+"?"+r.Encode())
+	reader, err := sql.Open("sqlite", uri+"?"+r.Encode())
 	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("sqlite: open reader: %w", err)

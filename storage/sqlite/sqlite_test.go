@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -89,7 +90,7 @@ func diff(got, want reflect.Value, path string) string {
 			return ""
 		}
 		return diff(got.Elem(), want.Elem(), path)
-	case got.Kind() == reflect.Slice && got.Type().Elem().Kind() == reflect.Pointer:
+	case got.Kind() == reflect.Slice && (got.Type().Elem().Kind() == reflect.Pointer || got.Type().Elem().Kind() == reflect.Struct):
 		if got.Len() != want.Len() {
 			return fmt.Sprintf("\n%s: %d elements, want %d", path, got.Len(), want.Len())
 		}
@@ -839,5 +840,23 @@ func TestContextEndsWait(t *testing.T) {
 	})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("InTx = %v, want context.DeadlineExceeded", err)
+	}
+}
+
+// TestOpenPathWithURICharacters opens a database in a directory whose name
+// holds characters that mean something in a URI.
+func TestOpenPathWithURICharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a#b%20c d")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "payd.db")
+	s, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the database is not where it was asked to be: %v", err)
 	}
 }

@@ -293,3 +293,25 @@ func (t *tx) UpdateDeposit(ctx context.Context, d *engine.Deposit) error {
 		d.Status, d.VerificationState, d.AttemptsUsed, d.FailureCode, d.ProviderTransactionID,
 		micros(d.ExpiresAt), micros(d.UpdatedAt), d.ID)
 }
+
+// LockDeposit is a plain SELECT: in SQLite the write transaction itself is
+// the lock. InTx begins IMMEDIATE, taking the database's one write lock up
+// front, so no other writer (in this process or another) runs until this
+// transaction ends and the row cannot change under it. In a ReadTx it reads
+// the snapshot, which is just as stable.
+func (t *tx) LockDeposit(ctx context.Context, id string) (*engine.Deposit, error) {
+	return scanDeposit(t.tx.QueryRowContext(ctx, `SELECT `+depositColumns+` FROM deposits WHERE id = ?`, id))
+}
+
+// ListExpirableDeposits uses the deposits (status, expires_at) index. There
+// are no rows locked by another transaction to skip: while this one holds
+// the write lock there is no other writer.
+func (t *tx) ListExpirableDeposits(ctx context.Context, now time.Time, limit int) ([]*engine.Deposit, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	return queryList(ctx, t, scanDeposit, `SELECT `+depositColumns+` FROM deposits
+		WHERE status = ? AND expires_at <= ?
+		ORDER BY expires_at, id LIMIT ?`,
+		engine.StatusPending, micros(now), limit)
+}

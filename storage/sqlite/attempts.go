@@ -1,0 +1,97 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// Verification attempts.
+
+const attemptColumns = `id, deposit_id, organization_id, channel, transaction_id, status, failure_code,
+	tries, next_run_at, lease_owner, leased_until, created_at, updated_at`
+
+// runningStatuses is the IN list of running attempts, spelled as literals
+// because the attempts_due partial index has the same WHERE clause: SQLite
+// uses a partial index only for a query whose WHERE visibly implies it,
+// which bound parameters do not.
+const runningStatuses = `('` + engine.AttemptProcessing + `', '` + engine.AttemptDelayed + `')`
+
+// claimQuery leases the due attempts: arguments owner, leased until, now,
+// now, limit. The subquery walks the attempts_due index in order and stops
+// after limit unleased rows.
+const claimQuery = `UPDATE attempts SET lease_owner = ?, leased_until = ?
+	WHERE id IN (
+		SELECT id FROM attempts
+		WHERE status IN ` + runningStatuses + ` AND next_run_at <= ? AND leased_until <= ?
+		ORDER BY next_run_at, id LIMIT ?)
+	RETURNING ` + attemptColumns
+
+func scanAttempt(row scanner) (*engine.Attempt, error) {
+	var a engine.Attempt
+	err := row.Scan(&a.ID, &a.DepositID, &a.OrganizationID, &a.Channel, &a.TransactionID, &a.Status, &a.FailureCode,
+		&a.Tries, timeCol{&a.NextRunAt}, &a.LeaseOwner, epochTimeCol{&a.LeasedUntil},
+		timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &a, nil
+}
+
+// CreateAttempt relies on UNIQUE (channel, transaction_id) for ErrDuplicate:
+// it is what keeps one payment from paying two deposits, even when two
+// processes race.
+func (t *tx) CreateAttempt(ctx context.Context, a *engine.Attempt) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`) VALUES (`+placeholders(13)+`)`,
+		a.ID, a.DepositID, a.OrganizationID, a.Channel, a.TransactionID, a.Status, a.FailureCode,
+		a.Tries, micros(a.NextRunAt), a.LeaseOwner, epochMicros(a.LeasedUntil),
+		micros(a.CreatedAt), micros(a.UpdatedAt))
+	return interpretError(err)
+}
+
+func (t *tx) GetAttempt(ctx context.Context, id string) (*engine.Attempt, error) {
+	return scanAttempt(t.tx.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE id = ?`, id))
+}
+
+func (t *tx) GetAttemptByTransactionID(ctx context.Context, channel, transactionID string) (*engine.Attempt, error) {
+	return scanAttempt(t.tx.QueryRowContext(ctx,
+		`SELECT `+attemptColumns+` FROM attempts WHERE channel = ? AND transaction_id = ?`, channel, transactionID))
+}
+
+func (t *tx) ListAttempts(ctx context.Context, depositID string) ([]*engine.Attempt, error) {
+	return queryList(ctx, t, scanAttempt,
+		`SELECT `+attemptColumns+` FROM attempts WHERE deposit_id = ? ORDER BY created_at, id`, depositID)
+}
+
+func (t *tx) UpdateAttempt(ctx context.Context, a *engine.Attempt) error {
+	// The deposit, organization, channel and transaction ID an attempt was
+	// made with never change.
+	return t.exec(ctx, `UPDATE attempts SET status = ?, failure_code = ?, tries = ?, next_run_at = ?,
+		lease_owner = ?, leased_until = ?, updated_at = ?
+		WHERE id = ?`,
+		a.Status, a.FailureCode, a.Tries, micros(a.NextRunAt),
+		a.LeaseOwner, epochMicros(a.LeasedUntil), micros(a.UpdatedAt), a.ID)
+}
+
+// ClaimDueAttempts selects and leases in one statement. Nothing needs
+// skipping: the IMMEDIATE transaction holds the database's only write lock,
+// so claims are serialized and a second claim sees the first's leases. A
+// Limit of zero or less claims nothing.
+func (t *tx) ClaimDueAttempts(ctx context.Context, p engine.ClaimParams) ([]*engine.Attempt, error) {
+	if p.Limit <= 0 {
+		return nil, nil
+	}
+	now := micros(p.Now)
+	out, err := queryList(ctx, t, scanAttempt, claimQuery, p.Owner, epochMicros(p.LeasedUntil), now, now, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	// RETURNING's row order is unspecified.
+	slices.SortFunc(out, func(a, b *engine.Attempt) int {
+		return cmp.Or(a.NextRunAt.Compare(b.NextRunAt), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}

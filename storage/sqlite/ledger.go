@@ -1,0 +1,105 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/shopspring/decimal"
+)
+
+// The ledger. Entry amounts are INTEGER poisha, so SQL sums them exactly.
+
+const journalColumns = `id, organization_id, kind, reference, memo, created_at`
+
+// CreateJournal inserts the journal and its entries in order. An entry
+// amount with more than two decimal places is an error: the store does not
+// round money.
+func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
+	minor := make([]int64, len(j.Entries))
+	for i, e := range j.Entries {
+		m, err := minorUnits(e.Amount)
+		if err != nil {
+			return fmt.Errorf("sqlite: journal %s entry %d (%s): %w", j.ID, i, e.Account, err)
+		}
+		minor[i] = m
+	}
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO journals (`+journalColumns+`) VALUES (`+placeholders(6)+`)`,
+		j.ID, j.OrganizationID, j.Kind, j.Reference, j.Memo, micros(j.CreatedAt))
+	if err != nil {
+		return interpretError(err)
+	}
+	if len(j.Entries) == 0 {
+		return nil
+	}
+	stmt, err := t.tx.PrepareContext(ctx, `INSERT INTO ledger_entries
+		(journal_id, position, organization_id, account, amount_minor) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return interpretError(err)
+	}
+	defer stmt.Close()
+	for i, e := range j.Entries {
+		if _, err := stmt.ExecContext(ctx, j.ID, i, j.OrganizationID, e.Account, minor[i]); err != nil {
+			return interpretError(err)
+		}
+	}
+	return nil
+}
+
+const balancesQuery = `SELECT account, SUM(amount_minor) FROM ledger_entries
+	WHERE organization_id = ? GROUP BY account`
+
+// AccountBalances sums in SQL, over the covering (organization_id, account,
+// amount_minor) index. SQLite's SUM of integers is exact and fails rather
+// than overflow.
+func (t *tx) AccountBalances(ctx context.Context, organizationID string) (map[string]decimal.Decimal, error) {
+	rows, err := t.tx.QueryContext(ctx, balancesQuery, organizationID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	out := map[string]decimal.Decimal{}
+	for rows.Next() {
+		var account string
+		var sum int64
+		if err := rows.Scan(&account, &sum); err != nil {
+			return nil, err
+		}
+		out[account] = fromMinorUnits(sum)
+	}
+	return out, interpretError(rows.Err())
+}
+
+// ListJournals reads journals and entries in one ordered join, grouping the
+// consecutive rows of each journal.
+func (t *tx) ListJournals(ctx context.Context, organizationID string) ([]*engine.Journal, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT j.id, j.organization_id, j.kind, j.reference, j.memo, j.created_at,
+			e.account, e.amount_minor
+		FROM journals j LEFT JOIN ledger_entries e ON e.journal_id = j.id
+		WHERE j.organization_id = ?
+		ORDER BY j.created_at, j.id, e.position`, organizationID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []*engine.Journal
+	for rows.Next() {
+		var j engine.Journal
+		var account sql.NullString
+		var amount sql.NullInt64
+		err := rows.Scan(&j.ID, &j.OrganizationID, &j.Kind, &j.Reference, &j.Memo, timeCol{&j.CreatedAt},
+			&account, &amount)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == 0 || out[len(out)-1].ID != j.ID {
+			out = append(out, &j)
+		}
+		if account.Valid { // NULL: a journal without entries
+			last := out[len(out)-1]
+			last.Entries = append(last.Entries, engine.Entry{Account: account.String, Amount: fromMinorUnits(amount.Int64)})
+		}
+	}
+	return out, interpretError(rows.Err())
+}
