@@ -6,26 +6,51 @@ package engine
 
 import (
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/benbjohnson/clock"
 )
 
-// Config holds what an Engine needs.
+// Config holds what an Engine needs. Zero durations take the defaults.
 type Config struct {
 	Store    Store
 	Provider Provider
 	// Clock defaults to the wall clock; tests pass clock.NewMock().
 	Clock   clock.Clock
 	Keyring *Keyring
+	// APIPrefix is the host-relative prefix of the API ("/api" by
+	// default), which verify endpoints in resources and events include.
+	APIPrefix string
+
+	// VerificationGrace is how long past a deposit's deadline a delayed
+	// attempt keeps being retried before it fails (default 15m).
+	VerificationGrace time.Duration
+	// LeaseDuration is how long a worker owns claimed work (default 1m);
+	// work of a worker that died is taken over when its lease runs out.
+	LeaseDuration time.Duration
+	// LookupTimeout bounds one provider call (default 20s).
+	LookupTimeout time.Duration
+	// PollInterval is how often idle workers look for due work (default 1s).
+	PollInterval time.Duration
+	// ClaimBatch is how many items a worker claims at once (default 16).
+	ClaimBatch int
+	// Logger receives background workers' errors (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Engine carries out every operation of payd.
 type Engine struct {
+	cfg      Config
 	store    Store
 	provider Provider
 	clock    clock.Clock
 	keyring  *Keyring
+	// workerID names this engine's leases on claimed work.
+	workerID string
+	// wake tells idle workers that work was queued, so they need not wait
+	// for the next poll.
+	wake chan struct{}
 }
 
 // New returns an Engine over cfg.
@@ -36,7 +61,29 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.New()
 	}
-	return &Engine{store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring}, nil
+	if cfg.APIPrefix == "" {
+		cfg.APIPrefix = "/api"
+	}
+	setDefault(&cfg.VerificationGrace, 15*time.Minute)
+	setDefault(&cfg.LeaseDuration, time.Minute)
+	setDefault(&cfg.LookupTimeout, 20*time.Second)
+	setDefault(&cfg.PollInterval, time.Second)
+	if cfg.ClaimBatch <= 0 {
+		cfg.ClaimBatch = 16
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Engine{
+		cfg: cfg, store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring,
+		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1),
+	}, nil
+}
+
+func setDefault(d *time.Duration, def time.Duration) {
+	if *d <= 0 {
+		*d = def
+	}
 }
 
 // Clock returns the engine's clock.

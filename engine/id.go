@@ -16,6 +16,7 @@ const (
 	PrefixOrganization = "org_"
 	PrefixAPIKey       = "key_"
 	PrefixWallet       = "wal_"
+	PrefixJournal      = "jnl_"
 )
 
 // crockford is Crockford's base32 alphabet in lower case: no padding, no

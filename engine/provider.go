@@ -16,6 +16,66 @@ type Provider interface {
 	// redirect deposit (or an H2H redirect action) and returns where to send
 	// the payer. Returns ErrMethodUnavailable if the method cannot be used now.
 	StartCheckout(ctx context.Context, req CheckoutRequest) (*Checkout, error)
+
+	// LookupTransaction finds a payment by its transaction ID on a channel,
+	// as the receiving side's wallet API (bKash's search transaction,
+	// Nagad's verify) reports it. Returns ErrTransactionNotFound when the
+	// provider does not know the ID (yet: wallets may show a payment late)
+	// and ErrProviderUnavailable when it cannot answer now. The engine
+	// decides whether the payment matches; the provider only reports it.
+	LookupTransaction(ctx context.Context, req LookupRequest) (*ProviderTransaction, error)
+}
+
+// Errors a Provider returns from LookupTransaction.
+var (
+	ErrTransactionNotFound = errors.New("transaction not found")
+	ErrProviderUnavailable = errors.New("provider unavailable")
+)
+
+// LookupRequest names the payment to look up.
+type LookupRequest struct {
+	Channel       string
+	TransactionID string // normalized: trimmed, upper case
+	// RecipientPhone is the wallet the payer was told to pay (empty for a
+	// hosted checkout), for providers that search per receiving account.
+	RecipientPhone string
+}
+
+// Statuses of a ProviderTransaction, normalized by the provider from its
+// network's own words ("Completed", "Initiated", ...).
+const (
+	TransactionCompleted = "completed"
+	TransactionPending   = "pending"
+	TransactionFailed    = "failed"
+)
+
+// Types of a ProviderTransaction: how the payer moved the money.
+const (
+	TransactionCashOut   = "cash_out"   // to an agent wallet
+	TransactionPayment   = "payment"    // to a merchant wallet or checkout
+	TransactionSendMoney = "send_money" // person to person
+)
+
+// ProviderTransaction is a payment as a wallet API reports it: modelled on
+// bKash's search-transaction response (trxID, transactionStatus,
+// transactionType, amount, currency, customerMsisdn, organizationShortCode
+// or receiver, completedTime).
+type ProviderTransaction struct {
+	Channel       string
+	TransactionID string
+	Type          string
+	Status        string
+	Amount        decimal.Decimal
+	Currency      string
+	// PayerPhone and RecipientPhone are normalized local mobile numbers;
+	// RecipientPhone is empty for payments into a hosted checkout.
+	PayerPhone     string
+	RecipientPhone string
+	CompletedAt    time.Time
+	// TimePrecision is how precise CompletedAt is (a second for APIs, a
+	// minute for SMS); zero means a second. The payment window is widened
+	// by it so a payment in the deposit's first second is not refused.
+	TimePrecision time.Duration
 }
 
 // ErrMethodUnavailable is returned by a Provider that cannot serve a payment

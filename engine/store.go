@@ -23,7 +23,13 @@ type Store interface {
 
 // Tx is what the engine can do inside a transaction. Methods return
 // ErrNotFound when a row does not exist and ErrDuplicate when a uniqueness
-// constraint would be violated; any other error is internal.
+// constraint (including a primary key) would be violated; any other error is
+// internal. A limit of zero or less returns nothing, except where a method
+// says otherwise. "Locked" and "skipping locked rows" describe databases
+// with row locks (Postgres); in SQLite the write transaction is exclusive
+// and is itself the lock. Times are read back at microsecond precision, so
+// values the engine truncates to microseconds compare Equal after a round
+// trip.
 type Tx interface {
 	// CreateOrganization inserts org. Returns ErrDuplicate if the ID exists.
 	CreateOrganization(ctx context.Context, org *Organization) error
@@ -78,6 +84,63 @@ type Tx interface {
 	// provider transaction ID, timestamps). Returns ErrNotFound if d.ID
 	// does not exist.
 	UpdateDeposit(ctx context.Context, d *Deposit) error
+	// LockDeposit returns the deposit with id, locked against concurrent
+	// writers until the transaction ends (SELECT ... FOR UPDATE where the
+	// database needs it). Returns ErrNotFound if it does not exist.
+	LockDeposit(ctx context.Context, id string) (*Deposit, error)
+	// ListExpirableDeposits returns up to limit pending deposits whose
+	// expires_at is at or before now, oldest deadline first, skipping rows
+	// another transaction has locked.
+	ListExpirableDeposits(ctx context.Context, now time.Time, limit int) ([]*Deposit, error)
+
+	// CreateAttempt inserts a. Returns ErrDuplicate if an attempt with the
+	// same (Channel, TransactionID) exists, in any organization.
+	CreateAttempt(ctx context.Context, a *Attempt) error
+	// GetAttempt returns ErrNotFound if id does not exist.
+	GetAttempt(ctx context.Context, id string) (*Attempt, error)
+	// GetAttemptByTransactionID returns the attempt that claimed a
+	// transaction ID on a channel, or ErrNotFound.
+	GetAttemptByTransactionID(ctx context.Context, channel, transactionID string) (*Attempt, error)
+	// ListAttempts returns the attempts of a deposit, oldest first.
+	ListAttempts(ctx context.Context, depositID string) ([]*Attempt, error)
+	// UpdateAttempt writes status, failure code, tries, next run, lease and
+	// updated_at. Returns ErrNotFound if a.ID does not exist.
+	UpdateAttempt(ctx context.Context, a *Attempt) error
+	// ClaimDueAttempts leases up to p.Limit running attempts that are due
+	// (NextRunAt <= p.Now) and not leased (LeasedUntil <= p.Now), earliest
+	// due first, skipping rows another transaction has locked: it sets
+	// their LeaseOwner and LeasedUntil and returns them so updated.
+	ClaimDueAttempts(ctx context.Context, p ClaimParams) ([]*Attempt, error)
+
+	// CreateJournal inserts a journal and its entries. The engine passes
+	// only balanced journals of whole-poisha amounts.
+	CreateJournal(ctx context.Context, j *Journal) error
+	// AccountBalances returns the sum of the entries of each account of an
+	// organization that has any.
+	AccountBalances(ctx context.Context, organizationID string) (map[string]decimal.Decimal, error)
+	// ListJournals returns an organization's journals with their entries,
+	// oldest first.
+	ListJournals(ctx context.Context, organizationID string) ([]*Journal, error)
+
+	// CreateEvent inserts an event into the outbox.
+	CreateEvent(ctx context.Context, e *Event) error
+	// ListEvents returns the events matching p, oldest first.
+	ListEvents(ctx context.Context, p ListEventsParams) ([]*Event, error)
+}
+
+// ClaimParams selects and leases due work.
+type ClaimParams struct {
+	Now         time.Time
+	Owner       string
+	LeasedUntil time.Time
+	Limit       int
+}
+
+// ListEventsParams filters ListEvents. Empty strings match all.
+type ListEventsParams struct {
+	OrganizationID string
+	ResourceID     string
+	Limit          int // zero means no limit
 }
 
 // ListWalletsParams filters ListWallets. Empty strings and false match all.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 func TestParseAmount(t *testing.T) {
@@ -112,6 +114,40 @@ func TestMetadata(t *testing.T) {
 	for _, p := range differ {
 		if sameMetadata([]byte(p[0]), []byte(p[1])) {
 			t.Errorf("%s and %s should differ", p[0], p[1])
+		}
+	}
+}
+
+func TestFee(t *testing.T) {
+	d := decimal.RequireFromString
+	tests := []struct{ amount, percent, fixed, want string }{
+		{"1000", "1.5", "2", "17.00"},
+		{"333.33", "1", "0", "3.33"}, // 3.3333 rounds down
+		{"100.50", "1", "0", "1.01"}, // 1.005 rounds half away from zero
+		{"100", "0", "0", "0"},
+		{"100", "100", "5", "100"}, // never more than the amount
+	}
+	for _, tt := range tests {
+		if got := Fee(d(tt.amount), d(tt.percent), d(tt.fixed)); !got.Equal(d(tt.want)) {
+			t.Errorf("Fee(%s, %s%%, %s) = %s, want %s", tt.amount, tt.percent, tt.fixed, got, tt.want)
+		}
+	}
+}
+
+func TestJournalBalance(t *testing.T) {
+	d := decimal.RequireFromString
+	ok := &Journal{Entries: []Entry{{AccountExternal, d("-10")}, {AccountAvailable, d("9.5")}, {AccountFees, d("0.5")}}}
+	if err := ok.checkBalanced(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]Entry{
+		{{AccountExternal, d("-10")}, {AccountAvailable, d("9.99")}},
+		{{AccountExternal, d("-10.005")}, {AccountAvailable, d("10.005")}},
+		{{AccountAvailable, d("0")}},
+		nil,
+	} {
+		if err := (&Journal{Entries: bad}).checkBalanced(); err == nil {
+			t.Errorf("%v passed as balanced", bad)
 		}
 	}
 }

@@ -21,7 +21,25 @@ type Engine interface {
 	CreateDeposit(ctx context.Context, p engine.CreateDepositParams) (*engine.Deposit, bool, error)
 	GetDeposit(ctx context.Context, orgID, id string) (*engine.Deposit, error)
 	GetDepositByCheckoutToken(ctx context.Context, token string) (*engine.Deposit, error)
+	SubmitTransactionID(ctx context.Context, p engine.VerifyParams) (*engine.Verification, error)
+	SubmitCheckoutPayment(ctx context.Context, token, transactionID string) (*engine.Verification, error)
+	CancelCheckout(ctx context.Context, token string) (*engine.Deposit, error)
 	Now() time.Time
+}
+
+// Sandbox is the control surface of a test-mode provider. When set, the
+// API serves POST {prefix}/sandbox/payments and /sandbox/outage, and the
+// hosted checkout offers the payer's side: pay or cancel.
+type Sandbox interface {
+	// RecordPayment records a simulated wallet payment.
+	RecordPayment(ctx context.Context, p SandboxPayment) (*engine.ProviderTransaction, error)
+	// SetOutage makes every provider lookup fail (true) or work (false).
+	SetOutage(down bool)
+}
+
+// SandboxPayment is a simulated payment in the contract's fields.
+type SandboxPayment struct {
+	Channel, TransactionID, PayerPhone, RecipientPhone, Amount, Status, CompletedAt, Type string
 }
 
 // MaxBodyBytes is the largest request body the API reads (413 beyond).
@@ -36,24 +54,34 @@ type Config struct {
 	// Logger receives one line per request and the detail of every 500.
 	// Defaults to slog.Default().
 	Logger *slog.Logger
+	// Sandbox, when set, mounts the sandbox endpoints (test mode only).
+	Sandbox Sandbox
 }
 
 type server struct {
-	engine Engine
-	prefix string
-	logger *slog.Logger
+	engine  Engine
+	prefix  string
+	logger  *slog.Logger
+	sandbox Sandbox
 }
 
 // NewHandler returns the handler of the API under cfg.Prefix and of the
 // hosted checkout pages under /checkout/.
 func NewHandler(cfg Config) http.Handler {
-	s := &server{engine: cfg.Engine, prefix: strings.TrimRight(cfg.Prefix, "/"), logger: cfg.Logger}
+	s := &server{engine: cfg.Engine, prefix: strings.TrimRight(cfg.Prefix, "/"), logger: cfg.Logger, sandbox: cfg.Sandbox}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
 	mux := http.NewServeMux()
 	s.route(mux, "/v1/deposits", map[string]handlerFunc{http.MethodPost: s.createDeposit})
 	s.route(mux, "/v1/deposits/{id}", map[string]handlerFunc{http.MethodGet: s.getDeposit})
+	s.route(mux, "/v1/deposits/{id}/verify", map[string]handlerFunc{http.MethodPost: s.verifyDeposit})
+	if s.sandbox != nil {
+		s.route(mux, "/sandbox/payments", map[string]handlerFunc{http.MethodPost: s.recordSandboxPayment})
+		s.route(mux, "/sandbox/outage", map[string]handlerFunc{http.MethodPost: s.setSandboxOutage})
+		mux.Handle("POST /checkout/{token}/pay", s.handle(s.checkoutPay))
+		mux.Handle("POST /checkout/{token}/cancel", s.handle(s.checkoutCancel))
+	}
 	mux.Handle(s.prefix+"/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s", r.URL.Path)
 	}))

@@ -101,11 +101,15 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return printHuman(stdout, out)
 }
 
-// noProvider is the provider of admin commands, which never open checkouts.
+// noProvider is the provider of admin commands, which never reach one.
 type noProvider struct{}
 
 func (noProvider) StartCheckout(context.Context, engine.CheckoutRequest) (*engine.Checkout, error) {
 	return nil, engine.ErrMethodUnavailable
+}
+
+func (noProvider) LookupTransaction(context.Context, engine.LookupRequest) (*engine.ProviderTransaction, error) {
+	return nil, engine.ErrProviderUnavailable
 }
 
 // printHuman prints a result as "key: value" lines, and lists as blocks.

@@ -52,7 +52,7 @@ func isPostgres(dsn string) bool {
 }
 
 // openStore opens the database a DSN names and applies its migrations.
-func openStore(ctx context.Context, dsn string) (engine.Store, error) {
+func openStore(ctx context.Context, dsn string) (paydStore, error) {
 	if isPostgres(dsn) {
 		return nil, errors.New("the postgres store is not part of this build yet; use a SQLite file path")
 	}

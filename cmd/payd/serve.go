@@ -19,9 +19,16 @@ import (
 	"github.com/payd-engine/payd/transport"
 )
 
+// paydStore is what the reference server needs of a database: the engine's
+// store and the sandbox provider's payments.
+type paydStore interface {
+	engine.Store
+	sandbox.PaymentStore
+}
+
 // appConfig is everything the reference server is built from.
 type appConfig struct {
-	store     engine.Store
+	store     paydStore
 	keyring   *engine.Keyring
 	publicURL string
 	apiPrefix string
@@ -29,24 +36,43 @@ type appConfig struct {
 	logger    *slog.Logger
 }
 
-// app is a wired payd: the engine and the HTTP handler over it.
+// app is a wired payd: the engine, its provider and the HTTP handler.
 type app struct {
 	engine  *engine.Engine
+	sandbox *sandbox.Provider
 	handler http.Handler
 }
 
 func newApp(cfg appConfig) (*app, error) {
-	provider, err := sandbox.New(sandbox.Config{PublicURL: cfg.publicURL})
+	provider, err := sandbox.New(sandbox.Config{PublicURL: cfg.publicURL, Payments: cfg.store})
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.New(engine.Config{Store: cfg.store, Provider: provider, Clock: cfg.clock, Keyring: cfg.keyring})
+	eng, err := engine.New(engine.Config{
+		Store: cfg.store, Provider: provider, Clock: cfg.clock, Keyring: cfg.keyring,
+		APIPrefix: cfg.apiPrefix, Logger: cfg.logger,
+	})
 	if err != nil {
 		return nil, err
 	}
-	handler := transport.NewHandler(transport.Config{Engine: eng, Prefix: cfg.apiPrefix, Logger: cfg.logger})
-	return &app{engine: eng, handler: handler}, nil
+	handler := transport.NewHandler(transport.Config{
+		Engine: eng, Prefix: cfg.apiPrefix, Logger: cfg.logger,
+		Sandbox: sandboxControl{provider, eng},
+	})
+	return &app{engine: eng, sandbox: provider, handler: handler}, nil
 }
+
+// sandboxControl adapts the sandbox provider to the transport's Sandbox.
+type sandboxControl struct {
+	provider *sandbox.Provider
+	engine   *engine.Engine
+}
+
+func (c sandboxControl) RecordPayment(ctx context.Context, p transport.SandboxPayment) (*engine.ProviderTransaction, error) {
+	return c.provider.RecordPayment(ctx, sandbox.PaymentParams(p), c.engine.Now())
+}
+
+func (c sandboxControl) SetOutage(down bool) { c.provider.SetOutage(down) }
 
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("payd serve", flag.ContinueOnError)
@@ -97,24 +123,30 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("payd listening", "addr", ln.Addr().String(), "api", *publicURL+*apiPrefix, "db", redactDSN(sf.db))
+	workCtx, stopWork := context.WithCancel(context.Background())
+	worked := make(chan error, 1)
+	go func() { worked <- a.engine.Run(workCtx) }()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	var serveErr error
 	select {
-	case err := <-served:
-		return err
+	case serveErr = <-served:
 	case <-ctx.Done():
+		logger.Info("shutting down: draining in-flight requests", "timeout", *shutdownTimeout)
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			serveErr = fmt.Errorf("shutdown: %w", err)
+		} else if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			serveErr = err
+		}
 	}
-	logger.Info("shutting down: draining in-flight requests", "timeout", *shutdownTimeout)
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
+	// Background work stops after the last request: work it leaves claimed
+	// is taken over when its lease runs out.
+	stopWork()
+	<-worked
 	logger.Info("stopped")
-	return nil
+	return serveErr
 }
 
 func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {

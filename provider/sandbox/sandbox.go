@@ -1,40 +1,139 @@
 // Package sandbox is payd's test-mode provider, modelled on Stripe's test
-// mode: no money moves, every checkout is payd's own hosted page, and the
-// outcomes are chosen by whoever plays the payer.
+// mode: no money moves. Wallet payments are simulated by recording them
+// (POST /api/sandbox/payments, or the pay button of the hosted checkout),
+// lookups answer from those records, and a switch simulates an outage.
 package sandbox
 
 import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/payd-engine/payd/engine"
 )
+
+// PaymentStore keeps simulated payments durably, so a payment recorded
+// before a restart is still found after it. storage/sqlite implements it.
+type PaymentStore interface {
+	// RecordSandboxPayment stores p. Returns engine.ErrDuplicate if a
+	// payment with the same channel and transaction ID exists.
+	RecordSandboxPayment(ctx context.Context, p *engine.ProviderTransaction) error
+	// GetSandboxPayment returns a payment or engine.ErrNotFound.
+	GetSandboxPayment(ctx context.Context, channel, transactionID string) (*engine.ProviderTransaction, error)
+}
 
 // Config configures the sandbox provider.
 type Config struct {
 	// PublicURL is the externally reachable base URL of the server that
 	// serves the hosted checkout page, e.g. "http://localhost:8080".
 	PublicURL string
+	Payments  PaymentStore
 }
 
 // Provider is the sandbox implementation of engine.Provider.
 type Provider struct {
 	publicURL string
+	payments  PaymentStore
+	outage    atomic.Bool
 }
 
 var _ engine.Provider = (*Provider)(nil)
 
 // New returns a sandbox provider.
 func New(cfg Config) (*Provider, error) {
-	if cfg.PublicURL == "" {
-		return nil, errors.New("sandbox: PublicURL is required")
+	if cfg.PublicURL == "" || cfg.Payments == nil {
+		return nil, errors.New("sandbox: PublicURL and Payments are required")
 	}
-	return &Provider{publicURL: strings.TrimRight(cfg.PublicURL, "/")}, nil
+	return &Provider{publicURL: strings.TrimRight(cfg.PublicURL, "/"), payments: cfg.Payments}, nil
 }
 
 // StartCheckout points the payer at payd's hosted checkout page for the
 // deposit; the token makes the URL unguessable.
 func (p *Provider) StartCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
 	return &engine.Checkout{URL: p.publicURL + "/checkout/" + req.Token}, nil
+}
+
+// LookupTransaction answers from the recorded payments, or reports the
+// provider unavailable while the outage switch is on.
+func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
+	if p.outage.Load() {
+		return nil, engine.ErrProviderUnavailable
+	}
+	t, err := p.payments.GetSandboxPayment(ctx, req.Channel, req.TransactionID)
+	if errors.Is(err, engine.ErrNotFound) {
+		return nil, engine.ErrTransactionNotFound
+	}
+	return t, err
+}
+
+// SetOutage switches the simulated outage on or off: while on, every lookup
+// answers engine.ErrProviderUnavailable.
+func (p *Provider) SetOutage(down bool) { p.outage.Store(down) }
+
+// Outage reports whether the simulated outage is on.
+func (p *Provider) Outage() bool { return p.outage.Load() }
+
+// channels a simulated payment may be made on.
+var channels = map[string]bool{"bkash": true, "nagad": true, "upay": true, "upi": true, "bank": true, "bangla_qr": true}
+
+// PaymentParams is a simulated wallet payment as a payer would make it,
+// in the contract's fields; Type is optional (cash_out, payment, send_money).
+type PaymentParams struct {
+	Channel        string
+	TransactionID  string
+	PayerPhone     string
+	RecipientPhone string
+	Amount         string
+	Status         string
+	CompletedAt    string // RFC 3339; empty means now
+	Type           string
+}
+
+// RecordPayment validates and stores a simulated payment.
+func (p *Provider) RecordPayment(ctx context.Context, params PaymentParams, now time.Time) (*engine.ProviderTransaction, error) {
+	t := &engine.ProviderTransaction{Channel: params.Channel, Currency: engine.Currency, Type: params.Type}
+	if !channels[params.Channel] {
+		return nil, engine.Invalid("channel", "must be one of bkash, nagad, upay, upi, bank, bangla_qr")
+	}
+	var err error
+	if t.TransactionID, err = engine.NormalizeTransactionID("transaction_id", params.TransactionID); err != nil {
+		return nil, err
+	}
+	if t.PayerPhone, err = engine.NormalizePhone("payer_phone", params.PayerPhone); err != nil {
+		return nil, err
+	}
+	if params.RecipientPhone != "" {
+		if t.RecipientPhone, err = engine.NormalizePhone("recipient_phone", params.RecipientPhone); err != nil {
+			return nil, err
+		}
+	}
+	if t.Amount, err = engine.ParseAmount("amount", params.Amount); err != nil {
+		return nil, err
+	}
+	switch params.Status {
+	case engine.TransactionCompleted, engine.TransactionFailed:
+		t.Status = params.Status
+	default:
+		return nil, engine.Invalid("status", "must be completed or failed")
+	}
+	switch params.Type {
+	case "", engine.TransactionCashOut, engine.TransactionPayment, engine.TransactionSendMoney:
+	default:
+		return nil, engine.Invalid("type", "must be cash_out, payment or send_money")
+	}
+	t.CompletedAt = now.UTC().Truncate(time.Second)
+	if params.CompletedAt != "" {
+		if t.CompletedAt, err = time.Parse(time.RFC3339, params.CompletedAt); err != nil {
+			return nil, engine.Invalid("completed_at", "must be an RFC 3339 time")
+		}
+		t.CompletedAt = t.CompletedAt.UTC()
+	}
+	if err := p.payments.RecordSandboxPayment(ctx, t); errors.Is(err, engine.ErrDuplicate) {
+		return nil, engine.Errorf(engine.CodeTransactionIDUsed, "transaction_id: %s is already recorded on %s", t.TransactionID, t.Channel)
+	} else if err != nil {
+		return nil, err
+	}
+	return t, nil
 }

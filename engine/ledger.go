@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Ledger accounts. Each organization has its own; the external and fee
+// accounts are the other side of money entering and leaving it, so every
+// journal sums to zero.
+const (
+	// AccountAvailable is what the organization can withdraw.
+	AccountAvailable = "available"
+	// AccountHeld is reserved for withdrawals in flight.
+	AccountHeld = "held"
+	// AccountExternal is the money networks' side: deposits come from it
+	// and payouts go to it. Its balance is the negative of what they moved.
+	AccountExternal = "external"
+	// AccountFees is what payd earned from the organization.
+	AccountFees = "fees"
+)
+
+// Journal kinds.
+const (
+	JournalDepositCredit = "deposit_credit"
+)
+
+// Journal is one balanced movement of money in an organization's ledger:
+// its entries sum to zero.
+type Journal struct {
+	ID             string
+	OrganizationID string
+	Kind           string
+	// Reference is the resource the movement is for (a deposit ID).
+	Reference string
+	Memo      string
+	Entries   []Entry
+	CreatedAt time.Time
+}
+
+// checkBalanced refuses a journal whose entries do not sum to zero or whose
+// amounts are not whole poisha: a ledger bug must fail the transaction, not
+// be written.
+func (j *Journal) checkBalanced() error {
+	sum := decimal.Zero
+	for _, e := range j.Entries {
+		if !e.Amount.Equal(e.Amount.Round(2)) {
+			return fmt.Errorf("journal %s: entry %s %s is not whole poisha", j.ID, e.Account, e.Amount)
+		}
+		sum = sum.Add(e.Amount)
+	}
+	if len(j.Entries) < 2 || !sum.IsZero() {
+		return fmt.Errorf("journal %s: %d entries sum to %s, not zero", j.ID, len(j.Entries), sum)
+	}
+	return nil
+}
+
+// Entry is one leg of a journal: a signed amount on an account.
+type Entry struct {
+	Account string
+	Amount  decimal.Decimal
+}
+
+// Fee computes percent of amount plus fixed, rounded to the poisha (half
+// away from zero) and never more than the amount itself.
+func Fee(amount, percent, fixed decimal.Decimal) decimal.Decimal {
+	fee := amount.Mul(percent).Div(decimal.NewFromInt(100)).Add(fixed).Round(2)
+	if fee.GreaterThan(amount) {
+		return amount
+	}
+	return fee
+}
+
+// depositCreditJournal credits a succeeded deposit: the organization gets
+// the amount minus the deposit fee.
+func depositCreditJournal(org *Organization, d *Deposit, id string, now time.Time) *Journal {
+	fee := Fee(d.Amount, org.DepositFeePercent, org.DepositFeeFixed)
+	j := &Journal{
+		ID: id, OrganizationID: d.OrganizationID, Kind: JournalDepositCredit, Reference: d.ID,
+		Memo: "deposit " + d.MerchantID, CreatedAt: now,
+		Entries: []Entry{
+			{AccountExternal, d.Amount.Neg()},
+			{AccountAvailable, d.Amount.Sub(fee)},
+		},
+	}
+	if fee.IsPositive() {
+		j.Entries = append(j.Entries, Entry{AccountFees, fee})
+	}
+	return j
+}

@@ -1,0 +1,390 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Transaction ID length bounds of the interface.
+const (
+	minTransactionIDLength = 3
+	maxTransactionIDLength = 64
+)
+
+// NormalizeTransactionID trims and upper-cases a transaction ID and checks
+// it: 3 to 64 printable ASCII characters without spaces, as wallet
+// transaction IDs are ("8N7A6D5EE7M").
+func NormalizeTransactionID(field, s string) (string, error) {
+	id := strings.ToUpper(strings.TrimSpace(s))
+	if len(id) < minTransactionIDLength || len(id) > maxTransactionIDLength {
+		return "", Invalid(field, "must be 3 to 64 characters after trimming")
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return "", Invalid(field, "must be printable ASCII without spaces")
+		}
+	}
+	return id, nil
+}
+
+// VerifyParams is a transaction ID submitted for a deposit.
+type VerifyParams struct {
+	OrganizationID string
+	DepositID      string
+	TransactionID  string // as sent; normalized here
+}
+
+// Verification is the answer to a submitted transaction ID: the attempt it
+// created or, for a repeat, the attempt it already had, and the deposit.
+type Verification struct {
+	Attempt *Attempt
+	Deposit *Deposit
+}
+
+// errTransactionIDTaken leaves a transaction whose attempt insert hit the
+// unique constraint: on Postgres that transaction can do nothing more.
+var errTransactionIDTaken = errors.New("transaction id taken")
+
+// SubmitTransactionID queues verification of a transaction ID for a
+// display_instructions deposit. The same normalized ID again returns the
+// attempt it already has and consumes nothing. The check itself runs later,
+// in ProcessAttempts.
+func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Verification, error) {
+	txID, err := NormalizeTransactionID("provider_transaction_id", p.TransactionID)
+	if err != nil {
+		return nil, err
+	}
+	var v *Verification
+	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		d, err := tx.LockDeposit(ctx, p.DepositID)
+		if errors.Is(err, ErrNotFound) || err == nil && d.OrganizationID != p.OrganizationID {
+			return Errorf(CodeNotFound, "deposit not found")
+		} else if err != nil {
+			return err
+		}
+		if d.Action == ActionRedirect {
+			return Errorf(CodeRedirectAction, "deposit: its next_action is a redirect, which is never verified by transaction ID")
+		}
+		v, err = e.queueAttempt(ctx, tx, d, txID)
+		return err
+	})
+	if errors.Is(err, errTransactionIDTaken) {
+		// A concurrent submission for another deposit won the constraint (a
+		// repeat for this deposit is found under the deposit's lock).
+		return nil, errTransactionIDUsed(txID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.wakeWorkers()
+	return v, nil
+}
+
+func errTransactionIDUsed(txID string) error {
+	return Errorf(CodeTransactionIDUsed, "provider_transaction_id: %s was already submitted for another deposit", txID)
+}
+
+// queueAttempt applies the rules of a submission to a locked deposit.
+func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID string) (*Verification, error) {
+	existing, err := tx.GetAttemptByTransactionID(ctx, d.Channel, txID)
+	switch {
+	case err == nil && existing.DepositID == d.ID:
+		return &Verification{Attempt: existing, Deposit: d}, nil
+	case err == nil:
+		return nil, errTransactionIDUsed(txID)
+	case !errors.Is(err, ErrNotFound):
+		return nil, err
+	}
+	now := e.now()
+	switch {
+	case d.Status == StatusFailed && d.AttemptsUsed >= MaxAttempts:
+		return nil, Errorf(CodeAttemptLimitReached, "deposit: all %d transaction IDs were used", MaxAttempts)
+	case d.IsTerminal():
+		return nil, Errorf(CodeDepositTerminal, "deposit: it is %s", d.Status)
+	case !now.Before(d.ExpiresAt):
+		return nil, Errorf(CodeDepositTerminal, "deposit: its payment window closed at %s", FormatTime(d.ExpiresAt))
+	case d.Status == StatusProcessing:
+		return nil, Errorf(CodeAttemptInProgress, "deposit: another transaction ID is being verified")
+	case d.AttemptsUsed >= MaxAttempts:
+		return nil, Errorf(CodeAttemptLimitReached, "deposit: all %d transaction IDs were used", MaxAttempts)
+	}
+	a := &Attempt{
+		ID: NewID(PrefixAttempt, now), DepositID: d.ID, OrganizationID: d.OrganizationID,
+		Channel: d.Channel, TransactionID: txID, Status: AttemptProcessing,
+		NextRunAt: now, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := tx.CreateAttempt(ctx, a); errors.Is(err, ErrDuplicate) {
+		return nil, errTransactionIDTaken
+	} else if err != nil {
+		return nil, err
+	}
+	d.Status, d.VerificationState = StatusProcessing, VerificationProcessing
+	d.AttemptsUsed++
+	d.UpdatedAt = now
+	if err := tx.UpdateDeposit(ctx, d); err != nil {
+		return nil, err
+	}
+	return &Verification{Attempt: a, Deposit: d}, nil
+}
+
+// GetAttempt returns an attempt of the organization, or not_found.
+func (e *Engine) GetAttempt(ctx context.Context, orgID, id string) (*Attempt, error) {
+	var a *Attempt
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		a, err = tx.GetAttempt(ctx, id)
+		if err == nil && a.OrganizationID != orgID {
+			err = ErrNotFound
+		}
+		return notFound(err, "attempt")
+	})
+	return a, err
+}
+
+// ListAttempts returns the attempts of a deposit of the organization.
+func (e *Engine) ListAttempts(ctx context.Context, orgID, depositID string) ([]*Attempt, error) {
+	var as []*Attempt
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.GetDeposit(ctx, orgID, depositID); err != nil {
+			return notFound(err, "deposit")
+		}
+		var err error
+		as, err = tx.ListAttempts(ctx, depositID)
+		return err
+	})
+	return as, err
+}
+
+// verdict is what a provider's report means for an attempt.
+type verdict struct {
+	status string // AttemptSucceeded, AttemptFailed, or AttemptDelayed (try again)
+	code   string // failure code; for a retry, the code if the bound is reached
+	reason string // for logs and the operator
+}
+
+// judge matches a provider's report against a deposit: every check of the
+// interface (ID, channel and operation, recipient, payer, completed status,
+// exact amount, window), in that order. It never adjusts the amount.
+func judge(d *Deposit, txID string, t *ProviderTransaction, lookupErr error) verdict {
+	switch {
+	case errors.Is(lookupErr, ErrTransactionNotFound):
+		return verdict{AttemptDelayed, FailureTransactionNotFound, "the provider does not show the transaction (yet)"}
+	case lookupErr != nil:
+		return verdict{AttemptDelayed, FailureProviderUnavailable, "lookup failed: " + lookupErr.Error()}
+	case !strings.EqualFold(t.TransactionID, txID):
+		return verdict{AttemptFailed, FailureTransactionNotFound, "the provider answered for another transaction ID"}
+	case t.Channel != d.Channel:
+		return verdict{AttemptFailed, FailureChannelMismatch, "paid on " + t.Channel}
+	case t.Type != "" && t.Type != expectedTransactionType(d):
+		return verdict{AttemptFailed, FailureChannelMismatch, "paid by " + t.Type + ", not " + expectedTransactionType(d)}
+	case d.RecipientPhone != "" && t.RecipientPhone != d.RecipientPhone:
+		return verdict{AttemptFailed, FailureRecipientMismatch, "paid to another wallet"}
+	case d.PayerPhone != "" && t.PayerPhone != d.PayerPhone:
+		return verdict{AttemptFailed, FailurePayerMismatch, "paid from another number"}
+	case t.Status == TransactionPending:
+		return verdict{AttemptDelayed, FailurePaymentNotCompleted, "the payment is not completed yet"}
+	case t.Status != TransactionCompleted:
+		return verdict{AttemptFailed, FailurePaymentNotCompleted, "the payment is " + t.Status}
+	case t.Currency != "" && t.Currency != Currency || !t.Amount.Equal(d.Amount):
+		return verdict{AttemptFailed, FailureAmountMismatch, "paid " + FormatAmount(t.Amount) + " " + t.Currency}
+	}
+	precision := t.TimePrecision
+	if precision <= 0 {
+		precision = time.Second
+	}
+	if t.CompletedAt.Before(d.CreatedAt.Truncate(precision)) || t.CompletedAt.After(d.ExpiresAt) {
+		return verdict{AttemptFailed, FailureOutsideWindow, "completed at " + FormatTime(t.CompletedAt)}
+	}
+	return verdict{status: AttemptSucceeded}
+}
+
+// expectedTransactionType is how the payer of a deposit must have paid.
+func expectedTransactionType(d *Deposit) string {
+	if d.Operation == OperationCashOut {
+		return TransactionCashOut
+	}
+	return TransactionPayment
+}
+
+// ProcessAttempts claims the attempts that are due, checks each against the
+// provider and records the outcome. It returns how many it claimed. Provider
+// calls happen outside any transaction; the lease keeps other workers off an
+// attempt meanwhile, and the outcome is written only if this worker still
+// holds the lease and the attempt is still running, so nothing is applied
+// twice.
+func (e *Engine) ProcessAttempts(ctx context.Context) (int, error) {
+	now := e.now()
+	var claimed []*Attempt
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		claimed, err = tx.ClaimDueAttempts(ctx, ClaimParams{
+			Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.ClaimBatch,
+		})
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, a := range claimed {
+		if err := e.checkAttempt(ctx, a); err != nil {
+			// Its lease runs out and it is retried; the others go on.
+			errs = append(errs, fmt.Errorf("attempt %s: %w", a.ID, err))
+		}
+	}
+	return len(claimed), errors.Join(errs...)
+}
+
+func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
+	var d *Deposit
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		d, err = tx.GetDeposit(ctx, a.OrganizationID, a.DepositID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	lookupCtx, cancel := context.WithTimeout(ctx, e.cfg.LookupTimeout)
+	t, lookupErr := e.provider.LookupTransaction(lookupCtx, LookupRequest{
+		Channel: a.Channel, TransactionID: a.TransactionID, RecipientPhone: d.RecipientPhone,
+	})
+	cancel()
+	if ctx.Err() != nil {
+		return ctx.Err() // shutting down: the lease runs out and another worker retries
+	}
+	if lookupErr == nil && t == nil {
+		lookupErr = ErrTransactionNotFound
+	}
+	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		cur, err := tx.GetAttempt(ctx, a.ID)
+		if err != nil {
+			return err
+		}
+		if !cur.Running() || cur.LeaseOwner != e.workerID || !cur.LeasedUntil.Equal(a.LeasedUntil) {
+			return nil // another worker took it over after our lease ran out
+		}
+		d, err := tx.LockDeposit(ctx, cur.DepositID)
+		if err != nil {
+			return err
+		}
+		return e.applyVerdict(ctx, tx, d, cur, judge(d, cur.TransactionID, t, lookupErr))
+	})
+}
+
+// applyVerdict records an attempt's outcome and moves its deposit, with the
+// ledger credit and the event, in the caller's transaction.
+func (e *Engine) applyVerdict(ctx context.Context, tx Tx, d *Deposit, a *Attempt, v verdict) error {
+	now := e.now()
+	a.Tries++
+	a.LeaseOwner, a.LeasedUntil = "", time.Time{}
+	a.UpdatedAt = now
+	if v.status == AttemptDelayed {
+		if now.Before(d.ExpiresAt.Add(e.cfg.VerificationGrace)) {
+			a.Status = AttemptDelayed
+			a.NextRunAt = now.Add(retryBackoff(a.Tries))
+			return tx.UpdateAttempt(ctx, a)
+		}
+		v.status = AttemptFailed // retried past the bound: give up with the code
+	}
+	a.Status = v.status
+	if v.status == AttemptFailed {
+		a.FailureCode = v.code
+	}
+	if err := tx.UpdateAttempt(ctx, a); err != nil {
+		return err
+	}
+	d.UpdatedAt = now
+	if v.status == AttemptSucceeded {
+		return e.succeedDeposit(ctx, tx, d, a.TransactionID, now)
+	}
+	d.FailureCode = v.code
+	if d.AttemptsUsed >= MaxAttempts || !now.Before(d.ExpiresAt) {
+		return e.finishDeposit(ctx, tx, d, StatusFailed, VerificationFailed, EventDepositFailed, now)
+	}
+	d.Status = StatusPending
+	if d.Action == ActionDisplayInstructions {
+		d.VerificationState = VerificationAwaitingReference
+	} else {
+		d.VerificationState = VerificationProcessing
+	}
+	return tx.UpdateDeposit(ctx, d)
+}
+
+// retryBackoff is the wait before the next lookup of a delayed attempt:
+// 5 s doubling to at most a minute.
+func retryBackoff(tries int) time.Duration {
+	d := 5 * time.Second
+	for i := 1; i < tries && d < time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, time.Minute)
+}
+
+// succeedDeposit moves a deposit to succeeded and credits its organization
+// (amount minus the deposit fee) in the same transaction.
+func (e *Engine) succeedDeposit(ctx context.Context, tx Tx, d *Deposit, txID string, now time.Time) error {
+	org, err := tx.GetOrganization(ctx, d.OrganizationID)
+	if err != nil {
+		return err
+	}
+	d.FailureCode = ""
+	d.ProviderTransactionID = txID
+	j := depositCreditJournal(org, d, NewID(PrefixJournal, now), now)
+	if err := j.checkBalanced(); err != nil {
+		return err
+	}
+	if err := tx.CreateJournal(ctx, j); err != nil {
+		return err
+	}
+	return e.finishDeposit(ctx, tx, d, StatusSucceeded, VerificationSucceeded, EventDepositSucceeded, now)
+}
+
+// finishDeposit moves a deposit to a terminal state and writes its event,
+// if the state has one, in the same transaction.
+func (e *Engine) finishDeposit(ctx context.Context, tx Tx, d *Deposit, status, verification, eventType string, now time.Time) error {
+	d.Status, d.VerificationState = status, verification
+	d.UpdatedAt = now
+	if err := tx.UpdateDeposit(ctx, d); err != nil {
+		return err
+	}
+	if eventType == "" {
+		return nil
+	}
+	ev, err := newEvent(d.OrganizationID, eventType, d.ID, DepositView(d, now, e.cfg.APIPrefix), now)
+	if err != nil {
+		return err
+	}
+	return tx.CreateEvent(ctx, ev)
+}
+
+// ExpireDeposits ends the pending deposits whose deadline has passed:
+// expired when no transaction ID was ever submitted, failed when only
+// failed ones were. A deposit with an attempt running is processing, not
+// pending, so its attempt still resolves. Returns how many it ended.
+func (e *Engine) ExpireDeposits(ctx context.Context) (int, error) {
+	n := 0
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		now := e.now()
+		ds, err := tx.ListExpirableDeposits(ctx, now, e.cfg.ClaimBatch)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			if d.AttemptsUsed == 0 {
+				err = e.finishDeposit(ctx, tx, d, StatusExpired, VerificationExpired, EventDepositExpired, now)
+			} else {
+				err = e.finishDeposit(ctx, tx, d, StatusFailed, VerificationFailed, EventDepositFailed, now)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		n = len(ds)
+		return nil
+	})
+	return n, err
+}
