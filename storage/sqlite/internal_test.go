@@ -96,6 +96,10 @@ func TestClaimUsesDueIndex(t *testing.T) {
 	if !strings.Contains(plan, "USING INDEX attempts_due") || strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "SCAN") {
 		t.Errorf("claim plan:\n%s", plan)
 	}
+	plan = queryPlan(t, s.writer, claimPayoutsQuery, "w", 2, 1, 1, 5)
+	if !strings.Contains(plan, "USING INDEX withdrawals_due") || strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "SCAN") {
+		t.Errorf("payout claim plan:\n%s", plan)
+	}
 	plan = queryPlan(t, s.writer, balancesQuery, "org_1")
 	if !strings.Contains(plan, "COVERING INDEX ledger_entries_account") {
 		t.Errorf("balances plan:\n%s", plan)

@@ -11,7 +11,7 @@ import (
 
 // The ledger. Entry amounts are INTEGER poisha, so SQL sums them exactly.
 
-const journalColumns = `id, organization_id, kind, reference, memo, created_at`
+const journalColumns = `id, organization_id, kind, reference, memo, actor, created_at`
 
 // CreateJournal inserts the journal and its entries in order. An entry
 // amount with more than two decimal places is an error: the store does not
@@ -25,8 +25,8 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 		}
 		minor[i] = m
 	}
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO journals (`+journalColumns+`) VALUES (`+placeholders(6)+`)`,
-		j.ID, j.OrganizationID, j.Kind, j.Reference, j.Memo, micros(j.CreatedAt))
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO journals (`+journalColumns+`) VALUES (`+placeholders(7)+`)`,
+		j.ID, j.OrganizationID, j.Kind, j.Reference, j.Memo, j.Actor, micros(j.CreatedAt))
 	if err != nil {
 		return interpretError(err)
 	}
@@ -74,7 +74,7 @@ func (t *tx) AccountBalances(ctx context.Context, organizationID string) (map[st
 // ListJournals reads journals and entries in one ordered join, grouping the
 // consecutive rows of each journal.
 func (t *tx) ListJournals(ctx context.Context, organizationID string) ([]*engine.Journal, error) {
-	rows, err := t.tx.QueryContext(ctx, `SELECT j.id, j.organization_id, j.kind, j.reference, j.memo, j.created_at,
+	rows, err := t.tx.QueryContext(ctx, `SELECT j.id, j.organization_id, j.kind, j.reference, j.memo, j.actor, j.created_at,
 			e.account, e.amount_minor
 		FROM journals j LEFT JOIN ledger_entries e ON e.journal_id = j.id
 		WHERE j.organization_id = ?
@@ -88,7 +88,7 @@ func (t *tx) ListJournals(ctx context.Context, organizationID string) ([]*engine
 		var j engine.Journal
 		var account sql.NullString
 		var amount sql.NullInt64
-		err := rows.Scan(&j.ID, &j.OrganizationID, &j.Kind, &j.Reference, &j.Memo, timeCol{&j.CreatedAt},
+		err := rows.Scan(&j.ID, &j.OrganizationID, &j.Kind, &j.Reference, &j.Memo, &j.Actor, timeCol{&j.CreatedAt},
 			&account, &amount)
 		if err != nil {
 			return nil, err

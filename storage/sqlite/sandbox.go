@@ -47,3 +47,50 @@ func (s *Store) GetSandboxPayment(ctx context.Context, channel, transactionID st
 	}
 	return &p, nil
 }
+
+// The sandbox provider's simulated payouts, by idempotency key.
+
+const sandboxPayoutColumns = `idempotency_key, reference, method, account, amount, status, reason,
+	created_at, completed_at`
+
+// CreateSandboxPayout stores p. Returns engine.ErrDuplicate if a payout with
+// p.IdempotencyKey exists.
+func (s *Store) CreateSandboxPayout(ctx context.Context, p *engine.Payout) error {
+	return retry(ctx, func() error {
+		return runTx(ctx, s.writer, nil, func(t *sql.Tx) error {
+			_, err := t.ExecContext(ctx, `INSERT INTO sandbox_payouts (`+sandboxPayoutColumns+`)
+				VALUES (`+placeholders(9)+`)`,
+				p.IdempotencyKey, p.Reference, p.Method, p.Account, p.Amount.String(), p.Status, p.Reason,
+				micros(p.CreatedAt), zeroMicros(p.CompletedAt))
+			return interpretError(err)
+		})
+	})
+}
+
+// GetSandboxPayout returns the payout with that idempotency key, or
+// engine.ErrNotFound.
+func (s *Store) GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, error) {
+	var p engine.Payout
+	err := retry(ctx, func() error {
+		return s.reader.QueryRowContext(ctx, `SELECT `+sandboxPayoutColumns+` FROM sandbox_payouts
+			WHERE idempotency_key = ?`, idempotencyKey).
+			Scan(&p.IdempotencyKey, &p.Reference, &p.Method, &p.Account, decimalCol{&p.Amount}, &p.Status, &p.Reason,
+				timeCol{&p.CreatedAt}, timeCol{&p.CompletedAt})
+	})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &p, nil
+}
+
+// UpdateSandboxPayout writes Status, Reason, Reference and CompletedAt.
+// Returns engine.ErrNotFound if it does not exist.
+func (s *Store) UpdateSandboxPayout(ctx context.Context, p *engine.Payout) error {
+	return retry(ctx, func() error {
+		return runTx(ctx, s.writer, nil, func(t *sql.Tx) error {
+			return (&tx{t}).exec(ctx, `UPDATE sandbox_payouts SET status = ?, reason = ?, reference = ?, completed_at = ?
+				WHERE idempotency_key = ?`,
+				p.Status, p.Reason, p.Reference, zeroMicros(p.CompletedAt), p.IdempotencyKey)
+		})
+	})
+}

@@ -99,6 +99,22 @@ func diff(got, want reflect.Value, path string) string {
 			out += diff(got.Index(i), want.Index(i), fmt.Sprintf("%s[%d]", path, i))
 		}
 		return out
+	case got.Kind() == reflect.Map:
+		// Key by key, so decimals in values compare by value. A nil and an
+		// empty map are equal.
+		if got.Len() != want.Len() {
+			return fmt.Sprintf("\n%s: %d keys, want %d", path, got.Len(), want.Len())
+		}
+		var out string
+		for _, k := range want.MapKeys() {
+			g := got.MapIndex(k)
+			if !g.IsValid() {
+				out += fmt.Sprintf("\n%s[%v]: missing", path, k)
+				continue
+			}
+			out += diff(g, want.MapIndex(k), fmt.Sprintf("%s[%v]", path, k))
+		}
+		return out
 	case got.Kind() == reflect.Struct && got.Type() != reflect.TypeOf(time.Time{}):
 		var out string
 		for i := range got.NumField() {

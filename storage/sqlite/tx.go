@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -63,7 +65,7 @@ func queryList[T any](ctx context.Context, t *tx, scan func(scanner) (*T, error)
 const orgColumns = `id, name, deposits_enabled, h2h_enabled, withdrawals_enabled,
 	instructions_window_ns, redirect_window_ns,
 	deposit_fee_percent, deposit_fee_fixed, withdraw_commission_percent, withdraw_commission_fixed,
-	created_at, updated_at`
+	method_fees, created_at, updated_at`
 
 func scanOrganization(row scanner) (*engine.Organization, error) {
 	var o engine.Organization
@@ -71,20 +73,55 @@ func scanOrganization(row scanner) (*engine.Organization, error) {
 		&o.InstructionsWindow, &o.RedirectWindow,
 		decimalCol{&o.DepositFeePercent}, decimalCol{&o.DepositFeeFixed},
 		decimalCol{&o.WithdrawCommissionPercent}, decimalCol{&o.WithdrawCommissionFixed},
-		timeCol{&o.CreatedAt}, timeCol{&o.UpdatedAt})
+		methodFeesCol{&o.MethodFees}, timeCol{&o.CreatedAt}, timeCol{&o.UpdatedAt})
 	if err != nil {
 		return nil, interpretError(err)
 	}
 	return &o, nil
 }
 
+// methodFeesJSON is the method_fees column of o: engine.MethodFees as JSON,
+// whose decimals are JSON strings and so round-trip exactly.
+func methodFeesJSON(o *engine.Organization) (string, error) {
+	b, err := json.Marshal(o.MethodFees)
+	if err != nil {
+		return "", fmt.Errorf("sqlite: organization %s: method fees: %w", o.ID, err)
+	}
+	return string(b), nil
+}
+
+// methodFeesCol scans the JSON of engine.MethodFees. Empty maps may read
+// back nil.
+type methodFeesCol struct{ f *engine.MethodFees }
+
+func (c methodFeesCol) Scan(v any) error {
+	var b []byte
+	switch v := v.(type) {
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("method fees column: unexpected %T", v)
+	}
+	*c.f = engine.MethodFees{}
+	if err := json.Unmarshal(b, c.f); err != nil {
+		return fmt.Errorf("method fees column: %w", err)
+	}
+	return nil
+}
+
 func (t *tx) CreateOrganization(ctx context.Context, o *engine.Organization) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+placeholders(13)+`)`,
+	fees, err := methodFeesJSON(o)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+placeholders(14)+`)`,
 		o.ID, o.Name, o.DepositsEnabled, o.H2HEnabled, o.WithdrawalsEnabled,
 		int64(o.InstructionsWindow), int64(o.RedirectWindow),
 		o.DepositFeePercent.String(), o.DepositFeeFixed.String(),
 		o.WithdrawCommissionPercent.String(), o.WithdrawCommissionFixed.String(),
-		micros(o.CreatedAt), micros(o.UpdatedAt))
+		fees, micros(o.CreatedAt), micros(o.UpdatedAt))
 	return interpretError(err)
 }
 
@@ -93,16 +130,20 @@ func (t *tx) GetOrganization(ctx context.Context, id string) (*engine.Organizati
 }
 
 func (t *tx) UpdateOrganization(ctx context.Context, o *engine.Organization) error {
+	fees, err := methodFeesJSON(o)
+	if err != nil {
+		return err
+	}
 	return t.exec(ctx, `UPDATE organizations SET name = ?, deposits_enabled = ?, h2h_enabled = ?, withdrawals_enabled = ?,
 		instructions_window_ns = ?, redirect_window_ns = ?,
 		deposit_fee_percent = ?, deposit_fee_fixed = ?, withdraw_commission_percent = ?, withdraw_commission_fixed = ?,
-		updated_at = ?
+		method_fees = ?, updated_at = ?
 		WHERE id = ?`,
 		o.Name, o.DepositsEnabled, o.H2HEnabled, o.WithdrawalsEnabled,
 		int64(o.InstructionsWindow), int64(o.RedirectWindow),
 		o.DepositFeePercent.String(), o.DepositFeeFixed.String(),
 		o.WithdrawCommissionPercent.String(), o.WithdrawCommissionFixed.String(),
-		micros(o.UpdatedAt), o.ID)
+		fees, micros(o.UpdatedAt), o.ID)
 }
 
 func (t *tx) ListOrganizations(ctx context.Context) ([]*engine.Organization, error) {
