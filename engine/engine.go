@@ -31,6 +31,9 @@ type Config struct {
 	LeaseDuration time.Duration
 	// LookupTimeout bounds one provider call (default 20s).
 	LookupTimeout time.Duration
+	// PayoutPollInterval is how often a sent payout's status is asked for
+	// (default 5s).
+	PayoutPollInterval time.Duration
 	// PollInterval is how often idle workers look for due work (default 1s).
 	PollInterval time.Duration
 	// ClaimBatch is how many items a worker claims at once (default 16).
@@ -68,6 +71,7 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.LeaseDuration, time.Minute)
 	setDefault(&cfg.LookupTimeout, 20*time.Second)
 	setDefault(&cfg.PollInterval, time.Second)
+	setDefault(&cfg.PayoutPollInterval, 5*time.Second)
 	if cfg.ClaimBatch <= 0 {
 		cfg.ClaimBatch = 16
 	}

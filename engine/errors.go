@@ -25,6 +25,8 @@ const (
 	CodeVerificationUnavailable = "verification_unavailable"
 	CodeInsufficientBalance     = "insufficient_balance"
 	CodeMerchantIDExists        = "merchant_id_exists"
+	// CodeConflict is a 409 outside the contract's list (sandbox controls).
+	CodeConflict = "conflict"
 )
 
 // Reasons carried in the message of an unauthorized error; the contract fixes

@@ -24,10 +24,78 @@ type fakeProvider struct {
 	// LookupFunc, when set, replaces the lookup.
 	LookupFunc func(engine.LookupRequest) (*engine.ProviderTransaction, error)
 	lookups    int
+
+	// payouts is the provider's own book of payouts, by idempotency key:
+	// what it really paid. sends counts SendPayout calls.
+	payouts map[string]*engine.Payout
+	sends   int
+	// afterSend, when set, replaces the answer of a SendPayout that was
+	// recorded: a provider that pays and then times out.
+	afterSend func(*engine.Payout) (*engine.Payout, error)
+	// payoutOutcome is what a pending payout becomes when next read;
+	// "" leaves it pending.
+	payoutOutcome string
+	unavailable   map[string]bool
 }
 
 func newFakeProvider() *fakeProvider {
-	return &fakeProvider{payments: map[string]*engine.ProviderTransaction{}}
+	return &fakeProvider{payments: map[string]*engine.ProviderTransaction{}, payouts: map[string]*engine.Payout{}, unavailable: map[string]bool{}}
+}
+
+func (p *fakeProvider) CheckPayoutMethod(_ context.Context, method string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.unavailable[method] {
+		return engine.ErrMethodUnavailable
+	}
+	return nil
+}
+
+// SendPayout pays once per key, like a real provider with idempotency keys.
+func (p *fakeProvider) SendPayout(_ context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sends++
+	if p.down {
+		return nil, engine.ErrProviderUnavailable
+	}
+	po, ok := p.payouts[req.IdempotencyKey]
+	if !ok {
+		po = &engine.Payout{IdempotencyKey: req.IdempotencyKey, Reference: "ref-" + req.IdempotencyKey,
+			Method: req.Method, Account: req.Account, Amount: req.Amount, Status: engine.PayoutPending}
+		p.payouts[req.IdempotencyKey] = po
+	}
+	c := *po
+	if p.afterSend != nil {
+		return p.afterSend(&c)
+	}
+	return &c, nil
+}
+
+func (p *fakeProvider) GetPayout(_ context.Context, key string) (*engine.Payout, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return nil, engine.ErrProviderUnavailable
+	}
+	po, ok := p.payouts[key]
+	if !ok {
+		return nil, engine.ErrPayoutNotFound
+	}
+	if po.Status == engine.PayoutPending && p.payoutOutcome != "" {
+		po.Status = p.payoutOutcome
+		if po.Status == engine.PayoutFailed {
+			po.Reason = "rejected"
+		}
+	}
+	c := *po
+	return &c, nil
+}
+
+func (p *fakeProvider) set(fn func(p *fakeProvider)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fn(p)
 }
 
 func (p *fakeProvider) StartCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {

@@ -20,11 +20,17 @@ const (
 	AccountExternal = "external"
 	// AccountFees is what payd earned from the organization.
 	AccountFees = "fees"
+	// AccountAdjustments is the other side of manual adjustments.
+	AccountAdjustments = "adjustments"
 )
 
-// Journal kinds.
+// Journal kinds: every way money moves.
 const (
-	JournalDepositCredit = "deposit_credit"
+	JournalDepositCredit     = "deposit_credit"     // external -> available (+ fees)
+	JournalWithdrawalHold    = "withdrawal_hold"    // available -> held
+	JournalWithdrawalSettle  = "withdrawal_settle"  // held -> external (+ fees)
+	JournalWithdrawalRelease = "withdrawal_release" // held -> available
+	JournalAdjustment        = "adjustment"         // adjustments <-> available
 )
 
 // Journal is one balanced movement of money in an organization's ledger:
@@ -36,6 +42,8 @@ type Journal struct {
 	// Reference is the resource the movement is for (a deposit ID).
 	Reference string
 	Memo      string
+	// Actor is who made a manual adjustment; empty for the engine's own.
+	Actor     string
 	Entries   []Entry
 	CreatedAt time.Time
 }
@@ -63,23 +71,14 @@ type Entry struct {
 	Amount  decimal.Decimal
 }
 
-// Fee computes percent of amount plus fixed, rounded to the poisha (half
-// away from zero) and never more than the amount itself.
-func Fee(amount, percent, fixed decimal.Decimal) decimal.Decimal {
-	fee := amount.Mul(percent).Div(decimal.NewFromInt(100)).Add(fixed).Round(2)
-	if fee.GreaterThan(amount) {
-		return amount
-	}
-	return fee
-}
-
 // depositCreditJournal credits a succeeded deposit: the organization gets
 // the amount minus the deposit fee.
-func depositCreditJournal(org *Organization, d *Deposit, id string, now time.Time) *Journal {
-	fee := Fee(d.Amount, org.DepositFeePercent, org.DepositFeeFixed)
+func depositCreditJournal(org *Organization, d *Deposit) *Journal {
+	// The fee never exceeds the amount: a deposit never costs its payee.
+	fee := decimal.Min(org.DepositFee(d.PaymentMethod).Of(d.Amount), d.Amount)
 	j := &Journal{
-		ID: id, OrganizationID: d.OrganizationID, Kind: JournalDepositCredit, Reference: d.ID,
-		Memo: "deposit " + d.MerchantID, CreatedAt: now,
+		OrganizationID: d.OrganizationID, Kind: JournalDepositCredit, Reference: d.ID,
+		Memo: "deposit " + d.MerchantID,
 		Entries: []Entry{
 			{AccountExternal, d.Amount.Neg()},
 			{AccountAvailable, d.Amount.Sub(fee)},

@@ -35,11 +35,13 @@ type Organization struct {
 	InstructionsWindow time.Duration
 	RedirectWindow     time.Duration
 
-	// Fees: a percentage of the amount plus a fixed part, in BDT.
+	// Fees: a percentage of the amount plus a fixed part, in BDT. These
+	// are the defaults; MethodFees overrides them per payment method.
 	DepositFeePercent         decimal.Decimal
 	DepositFeeFixed           decimal.Decimal
 	WithdrawCommissionPercent decimal.Decimal
 	WithdrawCommissionFixed   decimal.Decimal
+	MethodFees                MethodFees
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -58,6 +60,10 @@ type OrganizationSettings struct {
 	DepositFeeFixed           *decimal.Decimal
 	WithdrawCommissionPercent *decimal.Decimal
 	WithdrawCommissionFixed   *decimal.Decimal
+	// DepositFees and WithdrawCommissions set per-method rules; a nil rule
+	// removes a method's rule, so the default applies again.
+	DepositFees         map[string]*FeeRule
+	WithdrawCommissions map[string]*FeeRule
 }
 
 // apply validates s and copies its set fields onto org.
@@ -108,12 +114,48 @@ func (s OrganizationSettings) apply(org *Organization) error {
 		if f.src == nil {
 			continue
 		}
-		if f.src.IsNegative() || (f.percent && f.src.GreaterThan(hundred)) || f.src.Exponent() < -4 {
+		limit := decimal.Decimal{}
+		if f.percent {
+			limit = hundred
+		}
+		if !validFeePart(*f.src, limit) {
 			return Invalid(f.field, "must be a non-negative decimal (a percentage at most 100) with at most 4 decimal places")
 		}
 		*f.dst = *f.src
 	}
+	for _, set := range []struct {
+		field   string
+		src     map[string]*FeeRule
+		dst     *map[string]FeeRule
+		methods func(string) bool
+	}{
+		{"deposit_fee", s.DepositFees, &org.MethodFees.Deposit, func(m string) bool { _, ok := redirectMethods[m]; return ok }},
+		{"withdraw_commission", s.WithdrawCommissions, &org.MethodFees.Withdraw, func(m string) bool { _, ok := payoutMethods[m]; return ok }},
+	} {
+		for method, rule := range set.src {
+			if !set.methods(method) {
+				return Invalid(set.field, "unknown payment method "+method)
+			}
+			if rule == nil {
+				delete(*set.dst, method)
+				continue
+			}
+			if !validFeePart(rule.Percent, hundred) || !validFeePart(rule.Fixed, decimal.Decimal{}) {
+				return Invalid(set.field, "must be a non-negative percentage (at most 100) and fixed part, each with at most 4 decimal places")
+			}
+			if *set.dst == nil {
+				*set.dst = map[string]FeeRule{}
+			}
+			(*set.dst)[method] = *rule
+		}
+	}
 	return nil
+}
+
+// validFeePart reports whether d is a non-negative fee part with at most four
+// decimal places and, when max is not zero, at most max.
+func validFeePart(d, max decimal.Decimal) bool {
+	return !d.IsNegative() && d.Exponent() >= -4 && (max.IsZero() || d.LessThanOrEqual(max))
 }
 
 // OrganizationCredentials are the organization's first API key and signing

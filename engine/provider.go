@@ -24,7 +24,22 @@ type Provider interface {
 	// and ErrProviderUnavailable when it cannot answer now. The engine
 	// decides whether the payment matches; the provider only reports it.
 	LookupTransaction(ctx context.Context, req LookupRequest) (*ProviderTransaction, error)
+
+	// CheckPayoutMethod returns ErrMethodUnavailable if payouts by method
+	// cannot be accepted now; a withdrawal is then refused with 503.
+	CheckPayoutMethod(ctx context.Context, method string) error
+	// SendPayout sends money, idempotently by req.IdempotencyKey: a repeat
+	// answers with the payout the first request created and pays nothing
+	// more. An error (a timeout, ErrProviderUnavailable) says nothing of
+	// whether the payout was made; the engine sends again with the same key.
+	SendPayout(ctx context.Context, req PayoutRequest) (*Payout, error)
+	// GetPayout returns the payout sent with a key, or ErrPayoutNotFound
+	// if the provider never received it.
+	GetPayout(ctx context.Context, idempotencyKey string) (*Payout, error)
 }
+
+// ErrPayoutNotFound is returned by GetPayout for a key never sent.
+var ErrPayoutNotFound = errors.New("payout not found")
 
 // Errors a Provider returns from LookupTransaction.
 var (

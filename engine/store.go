@@ -122,6 +122,25 @@ type Tx interface {
 	// oldest first.
 	ListJournals(ctx context.Context, organizationID string) ([]*Journal, error)
 
+	// LockOrganization returns the organization, locked against concurrent
+	// writers until the transaction ends: balance checks of withdrawals are
+	// made under it. Returns ErrNotFound if it does not exist.
+	LockOrganization(ctx context.Context, id string) (*Organization, error)
+
+	// CreateWithdrawal inserts w. Returns ErrDuplicate if the organization
+	// already has a withdrawal with w.MerchantID.
+	CreateWithdrawal(ctx context.Context, w *Withdrawal) error
+	// GetWithdrawal returns ErrNotFound unless id is a withdrawal of
+	// organizationID.
+	GetWithdrawal(ctx context.Context, organizationID, id string) (*Withdrawal, error)
+	// UpdateWithdrawal writes status, payout step, provider reference,
+	// failure reason, tries, next run, lease and updated_at.
+	// Returns ErrNotFound if w.ID does not exist.
+	UpdateWithdrawal(ctx context.Context, w *Withdrawal) error
+	// ClaimDuePayouts leases up to p.Limit processing withdrawals that are
+	// due and not leased, like ClaimDueAttempts.
+	ClaimDuePayouts(ctx context.Context, p ClaimParams) ([]*Withdrawal, error)
+
 	// CreateEvent inserts an event into the outbox.
 	CreateEvent(ctx context.Context, e *Event) error
 	// ListEvents returns the events matching p, oldest first.

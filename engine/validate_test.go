@@ -125,10 +125,10 @@ func TestFee(t *testing.T) {
 		{"333.33", "1", "0", "3.33"}, // 3.3333 rounds down
 		{"100.50", "1", "0", "1.01"}, // 1.005 rounds half away from zero
 		{"100", "0", "0", "0"},
-		{"100", "100", "5", "100"}, // never more than the amount
+		{"100", "100", "5", "105"},
 	}
 	for _, tt := range tests {
-		if got := Fee(d(tt.amount), d(tt.percent), d(tt.fixed)); !got.Equal(d(tt.want)) {
+		if got := (FeeRule{d(tt.percent), d(tt.fixed)}).Of(d(tt.amount)); !got.Equal(d(tt.want)) {
 			t.Errorf("Fee(%s, %s%%, %s) = %s, want %s", tt.amount, tt.percent, tt.fixed, got, tt.want)
 		}
 	}

@@ -333,11 +333,7 @@ func (e *Engine) succeedDeposit(ctx context.Context, tx Tx, d *Deposit, txID str
 	}
 	d.FailureCode = ""
 	d.ProviderTransactionID = txID
-	j := depositCreditJournal(org, d, NewID(PrefixJournal, now), now)
-	if err := j.checkBalanced(); err != nil {
-		return err
-	}
-	if err := tx.CreateJournal(ctx, j); err != nil {
+	if err := e.writeJournal(ctx, tx, depositCreditJournal(org, d), now); err != nil {
 		return err
 	}
 	return e.finishDeposit(ctx, tx, d, StatusSucceeded, VerificationSucceeded, EventDepositSucceeded, now)
@@ -354,11 +350,7 @@ func (e *Engine) finishDeposit(ctx context.Context, tx Tx, d *Deposit, status, v
 	if eventType == "" {
 		return nil
 	}
-	ev, err := newEvent(d.OrganizationID, eventType, d.ID, DepositView(d, now, e.cfg.APIPrefix), now)
-	if err != nil {
-		return err
-	}
-	return tx.CreateEvent(ctx, ev)
+	return e.writeEvent(ctx, tx, d.OrganizationID, eventType, d.ID, DepositView(d, now, e.cfg.APIPrefix), now)
 }
 
 // ExpireDeposits ends the pending deposits whose deadline has passed:

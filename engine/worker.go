@@ -6,14 +6,19 @@ import (
 )
 
 // Run does the engine's background work until ctx ends: it checks queued
-// verification attempts against the provider and ends deposits whose
-// deadline passed. Every piece of work is claimed in the database with a
+// verification attempts against the provider, moves payouts along, and ends
+// deposits whose deadline passed. Every piece of work is claimed in the database with a
 // lease, so any number of engines may run over one database.
 func (e *Engine) Run(ctx context.Context) error {
 	for {
 		busy := false
 		if n, err := e.ProcessAttempts(ctx); err != nil {
 			e.logBackgroundError(ctx, "verification", err)
+		} else {
+			busy = busy || n > 0
+		}
+		if n, err := e.ProcessPayouts(ctx); err != nil {
+			e.logBackgroundError(ctx, "payouts", err)
 		} else {
 			busy = busy || n > 0
 		}

@@ -24,6 +24,10 @@ type Engine interface {
 	SubmitTransactionID(ctx context.Context, p engine.VerifyParams) (*engine.Verification, error)
 	SubmitCheckoutPayment(ctx context.Context, token, transactionID string) (*engine.Verification, error)
 	CancelCheckout(ctx context.Context, token string) (*engine.Deposit, error)
+	CreateWithdrawal(ctx context.Context, p engine.CreateWithdrawalParams) (*engine.Withdrawal, error)
+	GetWithdrawal(ctx context.Context, orgID, id string) (*engine.Withdrawal, error)
+	PollPayoutNow(ctx context.Context, orgID, id string) error
+	GetBalance(ctx context.Context, orgID string) (*engine.Balance, error)
 	Now() time.Time
 }
 
@@ -33,8 +37,11 @@ type Engine interface {
 type Sandbox interface {
 	// RecordPayment records a simulated wallet payment.
 	RecordPayment(ctx context.Context, p SandboxPayment) (*engine.ProviderTransaction, error)
-	// SetOutage makes every provider lookup fail (true) or work (false).
+	// SetOutage makes every provider call fail (true) or work (false).
 	SetOutage(down bool)
+	// SettlePayout decides the outcome ("succeeded" or "failed") of the
+	// payout of a withdrawal.
+	SettlePayout(ctx context.Context, withdrawalID, outcome string) error
 }
 
 // SandboxPayment is a simulated payment in the contract's fields.
@@ -76,8 +83,12 @@ func NewHandler(cfg Config) http.Handler {
 	s.route(mux, "/v1/deposits", map[string]handlerFunc{http.MethodPost: s.createDeposit})
 	s.route(mux, "/v1/deposits/{id}", map[string]handlerFunc{http.MethodGet: s.getDeposit})
 	s.route(mux, "/v1/deposits/{id}/verify", map[string]handlerFunc{http.MethodPost: s.verifyDeposit})
+	s.route(mux, "/v1/withdraws", map[string]handlerFunc{http.MethodPost: s.createWithdrawal})
+	s.route(mux, "/v1/withdraws/{id}", map[string]handlerFunc{http.MethodGet: s.getWithdrawal})
+	s.route(mux, "/v1/balance", map[string]handlerFunc{http.MethodGet: s.getBalance})
 	if s.sandbox != nil {
 		s.route(mux, "/sandbox/payments", map[string]handlerFunc{http.MethodPost: s.recordSandboxPayment})
+		s.route(mux, "/sandbox/withdraws/{id}/settle", map[string]handlerFunc{http.MethodPost: s.settleSandboxWithdrawal})
 		s.route(mux, "/sandbox/outage", map[string]handlerFunc{http.MethodPost: s.setSandboxOutage})
 		mux.Handle("POST /checkout/{token}/pay", s.handle(s.checkoutPay))
 		mux.Handle("POST /checkout/{token}/cancel", s.handle(s.checkoutCancel))
@@ -121,6 +132,7 @@ var statusByCode = map[string]int{
 	engine.CodeAttemptLimitReached:     http.StatusConflict,
 	engine.CodeTransactionIDUsed:       http.StatusConflict,
 	engine.CodeRedirectAction:          http.StatusConflict,
+	engine.CodeConflict:                http.StatusConflict,
 	engine.CodeRequestTooLarge:         http.StatusRequestEntityTooLarge,
 	engine.CodeRateLimited:             http.StatusTooManyRequests,
 	engine.CodeInternal:                http.StatusInternalServerError,

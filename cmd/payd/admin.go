@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -37,10 +38,13 @@ var adminCommands = map[string]adminCommand{
 	"key rotate":            {"replace an API key; the old one works for --grace more", keyRotate},
 	"key revoke":            {"stop an API key from authenticating, now", keyRevoke},
 	"signing-secret rotate": {"issue a new H2H signing secret; the previous one works for 24h", signingSecretRotate},
+	"balance show":          {"show an organization's available and held balance", balanceShow},
+	"balance adjust":        {"credit (or, with a negative amount, debit) an organization by hand", balanceAdjust},
+	"ledger":                {"print an organization's journal, every movement with its entries", ledgerShow},
 }
 
 func adminUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: payd admin <noun> <verb> [flags] [--db DSN] [--json]")
+	fmt.Fprintln(w, "usage: payd admin <command> [flags] [--db DSN] [--json]")
 	fmt.Fprintln(w)
 	names := make([]string, 0, len(adminCommands))
 	for name := range adminCommands {
@@ -53,15 +57,21 @@ func adminUsage(w io.Writer) {
 }
 
 func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) < 2 {
+	if len(args) == 0 {
 		adminUsage(stderr)
 		return flag.ErrHelp
 	}
-	name := args[0] + " " + args[1]
+	// A command is one word ("ledger") or a noun and a verb ("org create").
+	name, rest := args[0], args[1:]
+	if len(args) > 1 {
+		if _, ok := adminCommands[args[0]+" "+args[1]]; ok {
+			name, rest = args[0]+" "+args[1], args[2:]
+		}
+	}
 	cmd, ok := adminCommands[name]
 	if !ok {
 		adminUsage(stderr)
-		return fmt.Errorf("unknown admin command %q", name)
+		return fmt.Errorf("unknown admin command %q", strings.Join(args[:min(2, len(args))], " "))
 	}
 	fs := flag.NewFlagSet("payd admin "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -69,7 +79,7 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	sf.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	runCmd := cmd.setup(fs)
-	if err := fs.Parse(args[2:]); err != nil {
+	if err := fs.Parse(rest); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -98,6 +108,9 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
 	}
+	if t, ok := out.(interface{ WriteText(io.Writer) error }); ok {
+		return t.WriteText(stdout)
+	}
 	return printHuman(stdout, out)
 }
 
@@ -109,6 +122,18 @@ func (noProvider) StartCheckout(context.Context, engine.CheckoutRequest) (*engin
 }
 
 func (noProvider) LookupTransaction(context.Context, engine.LookupRequest) (*engine.ProviderTransaction, error) {
+	return nil, engine.ErrProviderUnavailable
+}
+
+func (noProvider) CheckPayoutMethod(context.Context, string) error {
+	return engine.ErrMethodUnavailable
+}
+
+func (noProvider) SendPayout(context.Context, engine.PayoutRequest) (*engine.Payout, error) {
+	return nil, engine.ErrProviderUnavailable
+}
+
+func (noProvider) GetPayout(context.Context, string) (*engine.Payout, error) {
 	return nil, engine.ErrProviderUnavailable
 }
 
@@ -224,12 +249,16 @@ func orgSettingsFlags(fs *flag.FlagSet) func() engine.OrganizationSettings {
 	fs.Var(&depFeeFixed, "deposit-fee-fixed", "deposit fee, fixed part in BDT (default 0)")
 	fs.Var(&wdPct, "withdraw-commission-percent", "withdrawal commission, percent of the amount (default 0)")
 	fs.Var(&wdFixed, "withdraw-commission-fixed", "withdrawal commission, fixed part in BDT (default 0)")
+	depositFees, commissions := methodFees{}, methodFees{}
+	fs.Var(depositFees, "deposit-fee", "per-method deposit fee METHOD=PERCENT%[+FIXED], e.g. bkash_agent=1.5%+2; METHOD=default removes it (repeatable)")
+	fs.Var(commissions, "withdraw-commission", "per-method withdrawal commission METHOD=PERCENT%[+FIXED], e.g. bank=0.5%+10 (repeatable)")
 	return func() engine.OrganizationSettings {
 		s := engine.OrganizationSettings{
 			DepositsEnabled: deposits.v, H2HEnabled: h2h.v, WithdrawalsEnabled: withdrawals.v,
 			InstructionsWindow: instructions.v, RedirectWindow: redirect.v,
 			DepositFeePercent: depFeePct.v, DepositFeeFixed: depFeeFixed.v,
 			WithdrawCommissionPercent: wdPct.v, WithdrawCommissionFixed: wdFixed.v,
+			DepositFees: depositFees, WithdrawCommissions: commissions,
 		}
 		if flagGiven(fs, "name") {
 			s.Name = &name
@@ -242,6 +271,35 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
+}
+
+// methodFees is a repeatable METHOD=PERCENT%[+FIXED] flag.
+type methodFees map[string]*engine.FeeRule
+
+func (m methodFees) String() string { return "" }
+
+func (m methodFees) Set(s string) error {
+	method, rule, ok := strings.Cut(s, "=")
+	if !ok || method == "" {
+		return fmt.Errorf("want METHOD=PERCENT%%[+FIXED], got %q", s)
+	}
+	if rule == "default" {
+		m[method] = nil
+		return nil
+	}
+	pct, fixed, _ := strings.Cut(rule, "+")
+	var r engine.FeeRule
+	var err error
+	if r.Percent, err = decimal.NewFromString(strings.TrimSuffix(pct, "%")); err != nil || !strings.HasSuffix(pct, "%") {
+		return fmt.Errorf("want METHOD=PERCENT%%[+FIXED], got %q", s)
+	}
+	if fixed != "" {
+		if r.Fixed, err = decimal.NewFromString(fixed); err != nil {
+			return fmt.Errorf("want METHOD=PERCENT%%[+FIXED], got %q", s)
+		}
+	}
+	m[method] = &r
+	return nil
 }
 
 // orgView is an organization as admin commands print it.
@@ -257,7 +315,21 @@ type orgView struct {
 	DepositFeeFixed           string `json:"deposit_fee_fixed"`
 	WithdrawCommissionPercent string `json:"withdraw_commission_percent"`
 	WithdrawCommissionFixed   string `json:"withdraw_commission_fixed"`
-	CreatedAt                 string `json:"created_at"`
+	// Per-method rules as "PERCENT%+FIXED", by method.
+	DepositFees         map[string]string `json:"deposit_fees,omitempty"`
+	WithdrawCommissions map[string]string `json:"withdraw_commissions,omitempty"`
+	CreatedAt           string            `json:"created_at"`
+}
+
+func ruleText(rules map[string]engine.FeeRule) map[string]string {
+	if len(rules) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for m, r := range rules {
+		out[m] = r.Percent.String() + "%+" + engine.FormatAmount(r.Fixed)
+	}
+	return out
 }
 
 func newOrgView(o *engine.Organization) orgView {
@@ -267,6 +339,7 @@ func newOrgView(o *engine.Organization) orgView {
 		InstructionsWindow: o.InstructionsWindow.String(), RedirectWindow: o.RedirectWindow.String(),
 		DepositFeePercent: o.DepositFeePercent.String(), DepositFeeFixed: engine.FormatAmount(o.DepositFeeFixed),
 		WithdrawCommissionPercent: o.WithdrawCommissionPercent.String(), WithdrawCommissionFixed: engine.FormatAmount(o.WithdrawCommissionFixed),
+		DepositFees: ruleText(o.MethodFees.Deposit), WithdrawCommissions: ruleText(o.MethodFees.Withdraw),
 		CreatedAt: engine.FormatTime(o.CreatedAt),
 	}
 }
@@ -495,4 +568,109 @@ func signingSecretRotate(fs *flag.FlagSet) func(context.Context, *engine.Engine)
 			"previous_signing_secret_valid_until": engine.FormatTime(eng.Now().Add(engine.SigningSecretGrace)),
 		}, nil
 	}
+}
+
+func balanceShow(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	org := fs.String("org", "", "organization ID")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		b, err := eng.GetBalance(ctx, *org)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"organization_id": *org, "currency": engine.Currency,
+			"available": engine.FormatAmount(b.Available), "held": engine.FormatAmount(b.Held)}, nil
+	}
+}
+
+func balanceAdjust(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	var p engine.AdjustParams
+	fs.StringVar(&p.OrganizationID, "org", "", "organization ID")
+	fs.StringVar(&p.Amount, "amount", "", "amount in BDT; negative (\"-250.00\") to debit")
+	fs.StringVar(&p.Reason, "reason", "", "why, for the journal (required)")
+	fs.StringVar(&p.Actor, "actor", env("USER", "admin"), "who makes the adjustment (default $USER)")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		j, err := eng.AdjustBalance(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		b, err := eng.GetBalance(ctx, p.OrganizationID)
+		if err != nil {
+			return nil, err
+		}
+		v := newJournalView(j)
+		return map[string]any{"journal": v, "available": engine.FormatAmount(b.Available), "held": engine.FormatAmount(b.Held)}, nil
+	}
+}
+
+// journalView is a journal as an accountant reads it.
+type journalView struct {
+	JournalID string      `json:"journal_id"`
+	Time      string      `json:"time"`
+	Kind      string      `json:"kind"`
+	Reference string      `json:"reference,omitempty"`
+	Memo      string      `json:"memo"`
+	Actor     string      `json:"actor,omitempty"`
+	Entries   []entryView `json:"entries"`
+}
+
+type entryView struct {
+	Account string `json:"account"`
+	Amount  string `json:"amount"`
+}
+
+func newJournalView(j *engine.Journal) journalView {
+	v := journalView{JournalID: j.ID, Time: engine.FormatTime(j.CreatedAt), Kind: j.Kind, Reference: j.Reference, Memo: j.Memo, Actor: j.Actor}
+	for _, e := range j.Entries {
+		v.Entries = append(v.Entries, entryView{e.Account, engine.FormatAmount(e.Amount)})
+	}
+	return v
+}
+
+// ledgerShow prints the journal. With --json it is one object; otherwise a
+// table an accountant can read: one line per entry, debits negative.
+func ledgerShow(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
+	org := fs.String("org", "", "organization ID")
+	return func(ctx context.Context, eng *engine.Engine) (any, error) {
+		js, err := eng.ListJournals(ctx, *org)
+		if err != nil {
+			return nil, err
+		}
+		b, err := eng.GetBalance(ctx, *org)
+		if err != nil {
+			return nil, err
+		}
+		views := make([]journalView, len(js))
+		for i, j := range js {
+			views[i] = newJournalView(j)
+		}
+		return ledgerReport{OrganizationID: *org, Journals: views,
+			Available: engine.FormatAmount(b.Available), Held: engine.FormatAmount(b.Held)}, nil
+	}
+}
+
+// ledgerReport prints as a table when not asked for JSON.
+type ledgerReport struct {
+	OrganizationID string        `json:"organization_id"`
+	Journals       []journalView `json:"journals"`
+	Available      string        `json:"available"`
+	Held           string        `json:"held"`
+}
+
+func (r ledgerReport) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
+	fmt.Fprintln(tw, "time\tkind\treference\taccount\tamount\tmemo\t")
+	for _, j := range r.Journals {
+		for _, e := range j.Entries {
+			memo := j.Memo
+			if j.Actor != "" {
+				memo += " (by " + j.Actor + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", j.Time, j.Kind, j.Reference, e.Account, e.Amount, memo)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\navailable %s BDT, held %s BDT\n", r.Available, r.Held)
+	return err
 }

@@ -66,6 +66,39 @@ func TestAdminCommands(t *testing.T) {
 		t.Fatalf("key list: %v", keys)
 	}
 
+	fees := runAdmin(t, db, "org", "update", "--org", id, "--deposit-fee", "bkash_agent=1.5%+2", "--withdraw-commission", "bank=0.5%")
+	if df, _ := fees["deposit_fees"].(map[string]any); df["bkash_agent"] != "1.5%+2.00" {
+		t.Fatalf("per-method fees: %v", fees)
+	}
+	if wc, _ := fees["withdraw_commissions"].(map[string]any); wc["bank"] != "0.5%+0.00" {
+		t.Fatalf("per-method commissions: %v", fees)
+	}
+	if cleared := runAdmin(t, db, "org", "update", "--org", id, "--deposit-fee", "bkash_agent=default"); cleared["deposit_fees"] != nil {
+		t.Fatalf("removing a per-method fee: %v", cleared)
+	}
+
+	adj := runAdmin(t, db, "balance", "adjust", "--org", id, "--amount", "1250.50", "--reason", "opening float", "--actor", "alice")
+	if str(adj, "available") != "1250.50" || str(adj, "journal", "actor") != "alice" {
+		t.Fatalf("balance adjust: %v", adj)
+	}
+	runAdmin(t, db, "balance", "adjust", "--org", id, "--amount", "-250.50", "--reason", "correction", "--actor", "bob")
+	if b := runAdmin(t, db, "balance", "show", "--org", id); str(b, "available") != "1000.00" || str(b, "held") != "0.00" {
+		t.Fatalf("balance show: %v", b)
+	}
+	ledger := runAdmin(t, db, "ledger", "--org", id)
+	if js, _ := ledger["journals"].([]any); len(js) != 2 {
+		t.Fatalf("ledger: %v", ledger)
+	}
+	var table bytes.Buffer
+	if err := run(context.Background(), []string{"admin", "ledger", "--db", db, "--org", id}, &table, &table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"adjustment", "available", "1250.50", "-250.50", "correction (by bob)", "available 1000.00 BDT, held 0.00 BDT"} {
+		if !strings.Contains(table.String(), want) {
+			t.Fatalf("ledger table lacks %q:\n%s", want, table.String())
+		}
+	}
+
 	// Errors are reported, not printed as results.
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"admin", "wallet", "add", "--db", db, "--org", id, "--channel", "upay", "--operation", "cash_out", "--phone", "01711000001"}, &stdout, &stderr)
@@ -74,6 +107,9 @@ func TestAdminCommands(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"admin", "org", "show", "--db", db, "--org", "org_missing"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "not_found") {
 		t.Fatalf("missing org: %v", err)
+	}
+	if err := run(context.Background(), []string{"admin", "balance", "adjust", "--db", db, "--org", id, "--amount", "-5000", "--reason", "x"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "insufficient_balance") {
+		t.Fatalf("overdraft by adjustment: %v", err)
 	}
 }
 

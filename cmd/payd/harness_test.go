@@ -35,6 +35,12 @@ var start = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWith(t, sandboxSettings{})
+}
+
+// newHarnessWith builds a harness whose sandbox provider has settings sb.
+func newHarnessWith(t *testing.T, sb sandboxSettings) *harness {
+	t.Helper()
 	h := &harness{t: t, clock: clock.NewMock(), dir: t.TempDir()}
 	h.clock.Set(start)
 	store, err := sqlite.Open(context.Background(), filepath.Join(h.dir, "payd.db"))
@@ -54,7 +60,7 @@ func newHarness(t *testing.T) *harness {
 	t.Cleanup(h.srv.Close)
 	h.app, err = newApp(appConfig{
 		store: store, keyring: keyring, publicURL: h.srv.URL, apiPrefix: "/api", clock: h.clock,
-		logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		logger: slog.New(slog.NewTextHandler(io.Discard, nil)), sandbox: sb,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 type paydStore interface {
 	engine.Store
 	sandbox.PaymentStore
+	sandbox.PayoutStore
 }
 
 // appConfig is everything the reference server is built from.
@@ -34,6 +35,14 @@ type appConfig struct {
 	apiPrefix string
 	clock     clock.Clock
 	logger    *slog.Logger
+	sandbox   sandboxSettings
+}
+
+// sandboxSettings configure the sandbox provider's payouts.
+type sandboxSettings struct {
+	payoutMode         string
+	payoutDelay        time.Duration
+	unavailableMethods []string
 }
 
 // app is a wired payd: the engine, its provider and the HTTP handler.
@@ -44,7 +53,11 @@ type app struct {
 }
 
 func newApp(cfg appConfig) (*app, error) {
-	provider, err := sandbox.New(sandbox.Config{PublicURL: cfg.publicURL, Payments: cfg.store})
+	provider, err := sandbox.New(sandbox.Config{
+		PublicURL: cfg.publicURL, Payments: cfg.store, Payouts: cfg.store, Clock: cfg.clock,
+		PayoutMode: cfg.sandbox.payoutMode, PayoutDelay: cfg.sandbox.payoutDelay,
+		UnavailablePayoutMethods: cfg.sandbox.unavailableMethods,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -69,10 +82,18 @@ type sandboxControl struct {
 }
 
 func (c sandboxControl) RecordPayment(ctx context.Context, p transport.SandboxPayment) (*engine.ProviderTransaction, error) {
-	return c.provider.RecordPayment(ctx, sandbox.PaymentParams(p), c.engine.Now())
+	return c.provider.RecordPayment(ctx, sandbox.PaymentParams(p))
 }
 
 func (c sandboxControl) SetOutage(down bool) { c.provider.SetOutage(down) }
+
+func (c sandboxControl) SettlePayout(ctx context.Context, withdrawalID, outcome string) error {
+	_, err := c.provider.Settle(ctx, withdrawalID, outcome)
+	if errors.Is(err, sandbox.ErrAlreadySettled) {
+		return engine.Errorf(engine.CodeConflict, "outcome: the payout was already settled the other way")
+	}
+	return err
+}
 
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("payd serve", flag.ContinueOnError)
@@ -84,9 +105,16 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	apiPrefix := fs.String("api-prefix", env("PAYD_API_PREFIX", "/api"), "path prefix of the API (env PAYD_API_PREFIX)")
 	logLevel := fs.String("log-level", env("PAYD_LOG_LEVEL", "info"), "debug, info, warn or error (env PAYD_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("PAYD_LOG_FORMAT", "text"), "text or json (env PAYD_LOG_FORMAT)")
+	var sb sandboxSettings
+	fs.StringVar(&sb.payoutMode, "sandbox-payouts", env("PAYD_SANDBOX_PAYOUTS", "auto"), "sandbox payouts settle by themselves (auto) or by POST /api/sandbox/withdraws/{id}/settle (manual) (env PAYD_SANDBOX_PAYOUTS)")
+	fs.DurationVar(&sb.payoutDelay, "sandbox-payout-delay", envDuration("PAYD_SANDBOX_PAYOUT_DELAY", 2*time.Second), "how long an auto sandbox payout stays pending (env PAYD_SANDBOX_PAYOUT_DELAY)")
+	unavailable := fs.String("sandbox-unavailable-methods", env("PAYD_SANDBOX_UNAVAILABLE_METHODS", ""), "comma-separated payout methods the sandbox refuses with 503 (env PAYD_SANDBOX_UNAVAILABLE_METHODS)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *unavailable != "" {
+		sb.unavailableMethods = strings.Split(*unavailable, ",")
 	}
 	logger, err := newLogger(stderr, *logLevel, *logFormat)
 	if err != nil {
@@ -109,7 +137,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if *publicURL == "" {
 		*publicURL = defaultPublicURL(ln.Addr().(*net.TCPAddr))
 	}
-	a, err := newApp(appConfig{store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger})
+	a, err := newApp(appConfig{store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb})
 	if err != nil {
 		return err
 	}

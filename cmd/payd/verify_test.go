@@ -28,6 +28,9 @@ func (h *harness) work() {
 	if _, err := h.app.engine.ProcessAttempts(context.Background()); err != nil {
 		h.t.Fatal(err)
 	}
+	if _, err := h.app.engine.ProcessPayouts(context.Background()); err != nil {
+		h.t.Fatal(err)
+	}
 	if _, err := h.app.engine.ExpireDeposits(context.Background()); err != nil {
 		h.t.Fatal(err)
 	}

@@ -7,9 +7,13 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/benbjohnson/clock"
 
 	"github.com/payd-engine/payd/engine"
 )
@@ -30,23 +34,60 @@ type Config struct {
 	// serves the hosted checkout page, e.g. "http://localhost:8080".
 	PublicURL string
 	Payments  PaymentStore
+	Payouts   PayoutStore
+	// PayoutMode is PayoutsAuto (the default) or PayoutsManual.
+	PayoutMode string
+	// PayoutDelay is how long an auto payout stays pending (default 2s).
+	PayoutDelay time.Duration
+	// UnavailablePayoutMethods are refused by CheckPayoutMethod, to try
+	// the 503 path.
+	UnavailablePayoutMethods []string
+	// Clock defaults to the wall clock.
+	Clock clock.Clock
 }
 
 // Provider is the sandbox implementation of engine.Provider.
 type Provider struct {
-	publicURL string
-	payments  PaymentStore
-	outage    atomic.Bool
+	publicURL   string
+	payments    PaymentStore
+	payouts     PayoutStore
+	payoutMode  string
+	payoutDelay time.Duration
+	unavailable map[string]bool
+	clock       clock.Clock
+	outage      atomic.Bool
+	// settleMu serializes read-modify-write of payouts in this process.
+	settleMu sync.Mutex
 }
 
 var _ engine.Provider = (*Provider)(nil)
 
 // New returns a sandbox provider.
 func New(cfg Config) (*Provider, error) {
-	if cfg.PublicURL == "" || cfg.Payments == nil {
-		return nil, errors.New("sandbox: PublicURL and Payments are required")
+	if cfg.PublicURL == "" || cfg.Payments == nil || cfg.Payouts == nil {
+		return nil, errors.New("sandbox: PublicURL, Payments and Payouts are required")
 	}
-	return &Provider{publicURL: strings.TrimRight(cfg.PublicURL, "/"), payments: cfg.Payments}, nil
+	switch cfg.PayoutMode {
+	case "":
+		cfg.PayoutMode = PayoutsAuto
+	case PayoutsAuto, PayoutsManual:
+	default:
+		return nil, fmt.Errorf("sandbox: payout mode must be auto or manual, not %q", cfg.PayoutMode)
+	}
+	if cfg.PayoutDelay <= 0 {
+		cfg.PayoutDelay = 2 * time.Second
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.New()
+	}
+	p := &Provider{
+		publicURL: strings.TrimRight(cfg.PublicURL, "/"), payments: cfg.Payments, payouts: cfg.Payouts,
+		payoutMode: cfg.PayoutMode, payoutDelay: cfg.PayoutDelay, unavailable: map[string]bool{}, clock: cfg.Clock,
+	}
+	for _, m := range cfg.UnavailablePayoutMethods {
+		p.unavailable[m] = true
+	}
+	return p, nil
 }
 
 // StartCheckout points the payer at payd's hosted checkout page for the
@@ -69,7 +110,7 @@ func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupReque
 }
 
 // SetOutage switches the simulated outage on or off: while on, every lookup
-// answers engine.ErrProviderUnavailable.
+// and payout call answers engine.ErrProviderUnavailable.
 func (p *Provider) SetOutage(down bool) { p.outage.Store(down) }
 
 // Outage reports whether the simulated outage is on.
@@ -92,7 +133,7 @@ type PaymentParams struct {
 }
 
 // RecordPayment validates and stores a simulated payment.
-func (p *Provider) RecordPayment(ctx context.Context, params PaymentParams, now time.Time) (*engine.ProviderTransaction, error) {
+func (p *Provider) RecordPayment(ctx context.Context, params PaymentParams) (*engine.ProviderTransaction, error) {
 	t := &engine.ProviderTransaction{Channel: params.Channel, Currency: engine.Currency, Type: params.Type}
 	if !channels[params.Channel] {
 		return nil, engine.Invalid("channel", "must be one of bkash, nagad, upay, upi, bank, bangla_qr")
@@ -123,7 +164,7 @@ func (p *Provider) RecordPayment(ctx context.Context, params PaymentParams, now 
 	default:
 		return nil, engine.Invalid("type", "must be cash_out, payment or send_money")
 	}
-	t.CompletedAt = now.UTC().Truncate(time.Second)
+	t.CompletedAt = p.clock.Now().UTC().Truncate(time.Second)
 	if params.CompletedAt != "" {
 		if t.CompletedAt, err = time.Parse(time.RFC3339, params.CompletedAt); err != nil {
 			return nil, engine.Invalid("completed_at", "must be an RFC 3339 time")

@@ -1,0 +1,140 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// PayoutStore keeps simulated payouts durably. storage/sqlite implements it.
+type PayoutStore interface {
+	// CreateSandboxPayout stores p. Returns engine.ErrDuplicate if a payout
+	// with p.IdempotencyKey exists.
+	CreateSandboxPayout(ctx context.Context, p *engine.Payout) error
+	// GetSandboxPayout returns a payout by key, or engine.ErrNotFound.
+	GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, error)
+	// UpdateSandboxPayout writes status, reason, reference and completion.
+	UpdateSandboxPayout(ctx context.Context, p *engine.Payout) error
+}
+
+// Payout modes: settle by themselves after a delay, or wait for Settle.
+const (
+	PayoutsAuto   = "auto"
+	PayoutsManual = "manual"
+)
+
+// FailingAccountSuffix marks test recipients whose payouts fail in auto
+// mode, as Stripe's test card numbers do: any account ending in it.
+const FailingAccountSuffix = "000000"
+
+// CheckPayoutMethod refuses the methods configured as unavailable.
+func (p *Provider) CheckPayoutMethod(_ context.Context, method string) error {
+	if p.unavailable[method] {
+		return engine.ErrMethodUnavailable
+	}
+	return nil
+}
+
+// SendPayout records a payout once per idempotency key: a repeat returns
+// the payout the first request made.
+func (p *Provider) SendPayout(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+	if p.outage.Load() {
+		return nil, engine.ErrProviderUnavailable
+	}
+	po := &engine.Payout{
+		IdempotencyKey: req.IdempotencyKey, Reference: "sbxpo_" + engine.RandomToken(12),
+		Method: req.Method, Account: req.Account, Amount: req.Amount,
+		Status: engine.PayoutPending, CreatedAt: p.clock.Now().UTC().Truncate(time.Microsecond),
+	}
+	err := p.payouts.CreateSandboxPayout(ctx, po)
+	if errors.Is(err, engine.ErrDuplicate) {
+		return p.GetPayout(ctx, req.IdempotencyKey)
+	} else if err != nil {
+		return nil, err
+	}
+	return p.settleIfDue(ctx, po)
+}
+
+// GetPayout returns a payout by key; in auto mode a pending payout whose
+// delay has passed settles as it is read.
+func (p *Provider) GetPayout(ctx context.Context, key string) (*engine.Payout, error) {
+	if p.outage.Load() {
+		return nil, engine.ErrProviderUnavailable
+	}
+	po, err := p.payouts.GetSandboxPayout(ctx, key)
+	if errors.Is(err, engine.ErrNotFound) {
+		return nil, engine.ErrPayoutNotFound
+	} else if err != nil {
+		return nil, err
+	}
+	return p.settleIfDue(ctx, po)
+}
+
+func (p *Provider) settleIfDue(ctx context.Context, po *engine.Payout) (*engine.Payout, error) {
+	now := p.clock.Now().UTC()
+	if p.payoutMode != PayoutsAuto || po.Status != engine.PayoutPending || now.Before(po.CreatedAt.Add(p.payoutDelay)) {
+		return po, nil
+	}
+	outcome, reason := engine.PayoutSucceeded, ""
+	if strings.HasSuffix(po.Account, FailingAccountSuffix) {
+		outcome, reason = engine.PayoutFailed, "recipient rejected the payout (sandbox test account)"
+	}
+	return p.complete(ctx, po, outcome, reason)
+}
+
+func (p *Provider) complete(ctx context.Context, po *engine.Payout, outcome, reason string) (*engine.Payout, error) {
+	p.settleMu.Lock()
+	defer p.settleMu.Unlock()
+	cur, err := p.payouts.GetSandboxPayout(ctx, po.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Status != engine.PayoutPending {
+		return cur, nil // settled meanwhile
+	}
+	cur.Status, cur.Reason = outcome, reason
+	cur.CompletedAt = p.clock.Now().UTC().Truncate(time.Microsecond)
+	if err := p.payouts.UpdateSandboxPayout(ctx, cur); err != nil {
+		return nil, err
+	}
+	return cur, nil
+}
+
+// ErrAlreadySettled is returned by Settle for a payout already settled the
+// other way.
+var ErrAlreadySettled = errors.New("payout already settled")
+
+// Settle decides the outcome of a payout by hand (manual mode, or to force
+// one in auto mode): outcome is engine.PayoutSucceeded or PayoutFailed. A
+// payout not sent yet is recorded with its outcome, which the send then
+// finds. Settling again the same way is a no-op.
+func (p *Provider) Settle(ctx context.Context, key, outcome string) (*engine.Payout, error) {
+	if outcome != engine.PayoutSucceeded && outcome != engine.PayoutFailed {
+		return nil, engine.Invalid("outcome", "must be succeeded or failed")
+	}
+	reason := ""
+	if outcome == engine.PayoutFailed {
+		reason = "failed by sandbox settlement"
+	}
+	po, err := p.payouts.GetSandboxPayout(ctx, key)
+	if errors.Is(err, engine.ErrNotFound) {
+		now := p.clock.Now().UTC().Truncate(time.Microsecond)
+		po = &engine.Payout{IdempotencyKey: key, Reference: "sbxpo_" + engine.RandomToken(12), Status: engine.PayoutPending, CreatedAt: now}
+		if err := p.payouts.CreateSandboxPayout(ctx, po); err != nil && !errors.Is(err, engine.ErrDuplicate) {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	settled, err := p.complete(ctx, po, outcome, reason)
+	if err != nil {
+		return nil, err
+	}
+	if settled.Status != outcome {
+		return nil, ErrAlreadySettled
+	}
+	return settled, nil
+}

@@ -1,0 +1,128 @@
+package transport
+
+import (
+	"net/http"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// createWithdrawal serves POST /v1/withdraws (bearer only).
+func (s *server) createWithdrawal(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.authenticate(r)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(r.Body, MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	o, err := parseObject(body)
+	if err != nil {
+		return err
+	}
+	if err := o.allow("amount", "phone", "payment_method", "merchant_id", "metadata"); err != nil {
+		return err
+	}
+	params := engine.CreateWithdrawalParams{OrganizationID: p.OrganizationID}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{
+		{"amount", &params.Amount}, {"phone", &params.Phone},
+		{"payment_method", &params.PaymentMethod}, {"merchant_id", &params.MerchantID},
+	} {
+		if *f.dst, err = o.string(f.name, true); err != nil {
+			return err
+		}
+	}
+	if params.Metadata, err = o.rawObject("metadata"); err != nil {
+		return err
+	}
+	wd, err := s.engine.CreateWithdrawal(r.Context(), params)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, engine.NewWithdrawalView(wd))
+	return nil
+}
+
+// getWithdrawal serves GET /v1/withdraws/{id} (bearer only).
+func (s *server) getWithdrawal(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.authenticate(r)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	if len(id) > maxIDLength {
+		return engine.Errorf(engine.CodeNotFound, "withdrawal not found")
+	}
+	wd, err := s.engine.GetWithdrawal(r.Context(), p.OrganizationID, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, engine.NewWithdrawalView(wd))
+	return nil
+}
+
+// balanceView is the answer of GET /v1/balance.
+type balanceView struct {
+	Currency  string `json:"currency"`
+	Available string `json:"available"`
+	Held      string `json:"held"`
+}
+
+// getBalance serves GET /v1/balance (bearer), the contract's extension.
+func (s *server) getBalance(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.authenticate(r)
+	if err != nil {
+		return err
+	}
+	b, err := s.engine.GetBalance(r.Context(), p.OrganizationID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, balanceView{engine.Currency, engine.FormatAmount(b.Available), engine.FormatAmount(b.Held)})
+	return nil
+}
+
+// settleSandboxWithdrawal serves POST {prefix}/sandbox/withdraws/{id}/settle
+// (bearer) with {"outcome":"succeeded"|"failed"}: the sandbox provider
+// completes the withdrawal's payout that way, and the payout worker picks
+// the outcome up at once.
+func (s *server) settleSandboxWithdrawal(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.authenticate(r)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(r.Body, MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	o, err := parseObject(body)
+	if err != nil {
+		return err
+	}
+	if err := o.allow("outcome"); err != nil {
+		return err
+	}
+	outcome, err := o.string("outcome", true)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	if len(id) > maxIDLength {
+		return engine.Errorf(engine.CodeNotFound, "withdrawal not found")
+	}
+	wd, err := s.engine.GetWithdrawal(r.Context(), p.OrganizationID, id)
+	if err != nil {
+		return err
+	}
+	if err := s.sandbox.SettlePayout(r.Context(), wd.ID, outcome); err != nil {
+		return err
+	}
+	if err := s.engine.PollPayoutNow(r.Context(), p.OrganizationID, wd.ID); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": wd.ID, "outcome": outcome})
+	return nil
+}
