@@ -137,41 +137,61 @@ func (noProvider) GetPayout(context.Context, string) (*engine.Payout, error) {
 	return nil, engine.ErrProviderUnavailable
 }
 
-// printHuman prints a result as "key: value" lines, and lists as blocks.
+// printHuman prints a result as "key: value" lines, nested objects with
+// dotted keys, and lists as blocks separated by blank lines.
 func printHuman(w io.Writer, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	var obj map[string]any
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.UseNumber()
+	var obj any
 	if err := dec.Decode(&obj); err != nil {
 		return err
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		switch val := obj[k].(type) {
-		case []any:
-			for i, item := range val {
-				if i > 0 {
-					fmt.Fprintln(w)
-				}
-				if err := printHuman(w, item); err != nil {
-					return err
-				}
-			}
-		case nil:
-			fmt.Fprintf(w, "%s: -\n", k)
-		default:
-			fmt.Fprintf(w, "%s: %v\n", k, val)
-		}
-	}
+	printValue(w, "", obj)
 	return nil
+}
+
+// printValue prints v under the dotted key prefix. The objects of a
+// top-level list print as blocks of their own fields, separated by blank
+// lines; nested ones keep their path ("journal.entries[0].amount").
+func printValue(w io.Writer, prefix string, v any) {
+	switch val := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(val))
+		for k := range val {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			key := k
+			if prefix != "" {
+				key = prefix + "." + k
+			}
+			printValue(w, key, val[k])
+		}
+	case []any:
+		for i, item := range val {
+			if _, isObject := item.(map[string]any); !isObject {
+				fmt.Fprintf(w, "%s: %v\n", prefix, item)
+				continue
+			}
+			if strings.Contains(prefix, ".") {
+				printValue(w, fmt.Sprintf("%s[%d]", prefix, i), item)
+				continue
+			}
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			printValue(w, "", item)
+		}
+	case nil:
+		fmt.Fprintf(w, "%s: -\n", prefix)
+	default:
+		fmt.Fprintf(w, "%s: %v\n", prefix, val)
+	}
 }
 
 // optionalBool is a boolean flag that knows whether it was given, so an
