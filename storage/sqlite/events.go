@@ -31,6 +31,10 @@ func (t *tx) CreateEvent(ctx context.Context, e *engine.Event) error {
 	return interpretError(err)
 }
 
+func (t *tx) GetEvent(ctx context.Context, id string) (*engine.Event, error) {
+	return scanEvent(t.tx.QueryRowContext(ctx, `SELECT `+eventColumns+` FROM events WHERE id = ?`, id))
+}
+
 func (t *tx) ListEvents(ctx context.Context, p engine.ListEventsParams) ([]*engine.Event, error) {
 	var where []string
 	var args []any
