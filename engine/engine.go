@@ -40,6 +40,16 @@ type Config struct {
 	ClaimBatch int
 	// Logger receives background workers' errors (default slog.Default()).
 	Logger *slog.Logger
+
+	// Webhooks posts events to endpoints; nil leaves deliveries queued.
+	Webhooks WebhookClient
+	// WebhookPerEndpoint caps concurrent posts to one endpoint (default 4).
+	WebhookPerEndpoint int
+	// WebhookConcurrency caps the deliveries claimed at once (default 32).
+	WebhookConcurrency int
+	// WebhookDisableAfter disables an endpoint whose every delivery has
+	// failed for this long (default 72h).
+	WebhookDisableAfter time.Duration
 }
 
 // Engine carries out every operation of payd.
@@ -54,6 +64,8 @@ type Engine struct {
 	// wake tells idle workers that work was queued, so they need not wait
 	// for the next poll.
 	wake chan struct{}
+	// deliveries tracks webhook posts in flight.
+	deliveries dispatcher
 }
 
 // New returns an Engine over cfg.
@@ -78,9 +90,17 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.WebhookPerEndpoint <= 0 {
+		cfg.WebhookPerEndpoint = 4
+	}
+	if cfg.WebhookConcurrency <= 0 {
+		cfg.WebhookConcurrency = 32
+	}
+	setDefault(&cfg.WebhookDisableAfter, 72*time.Hour)
 	return &Engine{
 		cfg: cfg, store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring,
 		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1),
+		deliveries: dispatcher{inFlight: map[string]int{}},
 	}, nil
 }
 

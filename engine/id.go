@@ -17,6 +17,8 @@ const (
 	PrefixAPIKey       = "key_"
 	PrefixWallet       = "wal_"
 	PrefixJournal      = "jnl_"
+	PrefixEndpoint     = "we_"
+	PrefixDelivery     = "dlv_"
 )
 
 // crockford is Crockford's base32 alphabet in lower case: no padding, no

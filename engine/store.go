@@ -141,6 +141,41 @@ type Tx interface {
 	// due and not leased, like ClaimDueAttempts.
 	ClaimDuePayouts(ctx context.Context, p ClaimParams) ([]*Withdrawal, error)
 
+	// CreateWebhookEndpoint inserts ep.
+	CreateWebhookEndpoint(ctx context.Context, ep *WebhookEndpoint) error
+	// GetWebhookEndpoint returns ErrNotFound if id does not exist.
+	GetWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error)
+	// ListWebhookEndpoints returns an organization's endpoints, oldest
+	// first; only the enabled ones if enabledOnly.
+	ListWebhookEndpoints(ctx context.Context, organizationID string, enabledOnly bool) ([]*WebhookEndpoint, error)
+	// UpdateWebhookEndpoint writes URL, secrets, enabled, disabled reason,
+	// failing-since and updated_at. Returns ErrNotFound if it does not exist.
+	UpdateWebhookEndpoint(ctx context.Context, ep *WebhookEndpoint) error
+	// DeleteWebhookEndpoint removes an endpoint with its deliveries and
+	// their attempts. Returns ErrNotFound if it does not exist.
+	DeleteWebhookEndpoint(ctx context.Context, id string) error
+
+	// CreateDelivery inserts d. Returns ErrDuplicate if the event already
+	// has a delivery to the endpoint.
+	CreateDelivery(ctx context.Context, d *Delivery) error
+	// GetDelivery returns ErrNotFound if id does not exist.
+	GetDelivery(ctx context.Context, id string) (*Delivery, error)
+	// UpdateDelivery writes status, attempts, next attempt, lease, last
+	// status and error, delivered_at and updated_at.
+	UpdateDelivery(ctx context.Context, d *Delivery) error
+	// ListDeliveries returns the deliveries matching p, oldest first.
+	ListDeliveries(ctx context.Context, p ListDeliveriesParams) ([]*Delivery, error)
+	// ClaimDueDeliveries leases pending deliveries that are due and not
+	// leased, of enabled endpoints not in p.ExcludeEndpoints, at most
+	// p.PerEndpoint per endpoint and p.Limit in all, earliest due first.
+	ClaimDueDeliveries(ctx context.Context, p ClaimDeliveriesParams) ([]*Delivery, error)
+	// CreateDeliveryAttempt records one post.
+	CreateDeliveryAttempt(ctx context.Context, a *DeliveryAttempt) error
+	// ListDeliveryAttempts returns a delivery's posts, oldest first.
+	ListDeliveryAttempts(ctx context.Context, deliveryID string) ([]*DeliveryAttempt, error)
+	// GetEvent returns ErrNotFound if id does not exist.
+	GetEvent(ctx context.Context, id string) (*Event, error)
+
 	// CreateEvent inserts an event into the outbox.
 	CreateEvent(ctx context.Context, e *Event) error
 	// ListEvents returns the events matching p, oldest first.

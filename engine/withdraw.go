@@ -240,13 +240,17 @@ func (e *Engine) writeJournal(ctx context.Context, tx Tx, j *Journal, now time.T
 	return tx.CreateJournal(ctx, j)
 }
 
-// writeEvent writes an event to the outbox in the caller's transaction.
+// writeEvent writes an event to the outbox, and a delivery of it for every
+// enabled webhook endpoint, in the caller's transaction.
 func (e *Engine) writeEvent(ctx context.Context, tx Tx, orgID, typ, resourceID string, data any, now time.Time) error {
 	ev, err := newEvent(orgID, typ, resourceID, data, now)
 	if err != nil {
 		return err
 	}
-	return tx.CreateEvent(ctx, ev)
+	if err := tx.CreateEvent(ctx, ev); err != nil {
+		return err
+	}
+	return fanOut(ctx, tx, ev, now)
 }
 
 // ProcessPayouts claims the withdrawals whose payout is due and moves each

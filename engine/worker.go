@@ -6,10 +6,13 @@ import (
 )
 
 // Run does the engine's background work until ctx ends: it checks queued
-// verification attempts against the provider, moves payouts along, and ends
-// deposits whose deadline passed. Every piece of work is claimed in the database with a
+// verification attempts against the provider, moves payouts along, ends
+// deposits whose deadline passed, and posts webhooks (in goroutines of
+// their own, so a slow receiver holds up nothing else). It returns once
+// the posts in flight have finished. Every piece of work is claimed in the database with a
 // lease, so any number of engines may run over one database.
 func (e *Engine) Run(ctx context.Context) error {
+	defer e.deliveries.wg.Wait()
 	for {
 		busy := false
 		if n, err := e.ProcessAttempts(ctx); err != nil {
@@ -26,6 +29,9 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.logBackgroundError(ctx, "expiry", err)
 		} else {
 			busy = busy || n > 0
+		}
+		if _, err := e.startDeliveries(ctx); err != nil {
+			e.logBackgroundError(ctx, "webhooks", err)
 		}
 		if busy {
 			continue // more may be due right away

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +37,12 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// envBool reads a boolean variable; unset or unparsable is false.
+func envBool(name string) bool {
+	v, _ := strconv.ParseBool(os.Getenv(name))
+	return v
 }
 
 func envDuration(name string, def time.Duration) time.Duration {

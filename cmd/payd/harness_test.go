@@ -24,6 +24,7 @@ import (
 // a mock clock, reached over real HTTP.
 type harness struct {
 	t     *testing.T
+	cfg   appConfig
 	app   *app
 	srv   *httptest.Server
 	clock *clock.Mock
@@ -58,14 +59,32 @@ func newHarnessWith(t *testing.T, sb sandboxSettings) *harness {
 		h.app.handler.ServeHTTP(w, r)
 	}))
 	t.Cleanup(h.srv.Close)
-	h.app, err = newApp(appConfig{
+	h.cfg = appConfig{
 		store: store, keyring: keyring, publicURL: h.srv.URL, apiPrefix: "/api", clock: h.clock,
 		logger: slog.New(slog.NewTextHandler(io.Discard, nil)), sandbox: sb,
-	})
-	if err != nil {
+	}
+	if h.app, err = newApp(h.cfg); err != nil {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// restart closes the store and builds a new app over the same file, as a
+// new process would, keeping the webhook client.
+func (h *harness) restart() {
+	h.t.Helper()
+	if err := h.cfg.store.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+	store, err := sqlite.Open(context.Background(), filepath.Join(h.dir, "payd.db"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { store.Close() })
+	h.cfg.store = store
+	if h.app, err = newApp(h.cfg); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // testOrg is an organization with its credentials.

@@ -36,6 +36,8 @@ type appConfig struct {
 	clock     clock.Clock
 	logger    *slog.Logger
 	sandbox   sandboxSettings
+	// webhooks posts events; nil means transport.NewWebhookClient(false).
+	webhooks engine.WebhookClient
 }
 
 // sandboxSettings configure the sandbox provider's payouts.
@@ -61,9 +63,12 @@ func newApp(cfg appConfig) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.webhooks == nil {
+		cfg.webhooks = transport.NewWebhookClient(false)
+	}
 	eng, err := engine.New(engine.Config{
 		Store: cfg.store, Provider: provider, Clock: cfg.clock, Keyring: cfg.keyring,
-		APIPrefix: cfg.apiPrefix, Logger: cfg.logger,
+		APIPrefix: cfg.apiPrefix, Logger: cfg.logger, Webhooks: cfg.webhooks,
 	})
 	if err != nil {
 		return nil, err
@@ -109,6 +114,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&sb.payoutMode, "sandbox-payouts", env("PAYD_SANDBOX_PAYOUTS", "auto"), "sandbox payouts settle by themselves (auto) or by POST /api/sandbox/withdraws/{id}/settle (manual) (env PAYD_SANDBOX_PAYOUTS)")
 	fs.DurationVar(&sb.payoutDelay, "sandbox-payout-delay", envDuration("PAYD_SANDBOX_PAYOUT_DELAY", 2*time.Second), "how long an auto sandbox payout stays pending (env PAYD_SANDBOX_PAYOUT_DELAY)")
 	unavailable := fs.String("sandbox-unavailable-methods", env("PAYD_SANDBOX_UNAVAILABLE_METHODS", ""), "comma-separated payout methods the sandbox refuses with 503 (env PAYD_SANDBOX_UNAVAILABLE_METHODS)")
+	allowPrivate := fs.Bool("webhook-allow-private", envBool("PAYD_WEBHOOK_ALLOW_PRIVATE"), "let webhooks reach loopback, private and link-local addresses, for local receivers (env PAYD_WEBHOOK_ALLOW_PRIVATE)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -137,7 +143,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if *publicURL == "" {
 		*publicURL = defaultPublicURL(ln.Addr().(*net.TCPAddr))
 	}
-	a, err := newApp(appConfig{store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb})
+	a, err := newApp(appConfig{
+		store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb,
+		webhooks: transport.NewWebhookClient(*allowPrivate),
+	})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,443 @@
+package engine
+
+import (
+	"context"
+	cryptorand "crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// WebhookSecretGrace is how long an endpoint's previous secret keeps
+// signing after a rotation.
+const WebhookSecretGrace = 24 * time.Hour
+
+// webhookRetrySchedule is the contract's: the waits after the first failed
+// post, the second, and so on. A delivery failing after the last is
+// exhausted (eight posts in all, over about 27.5 hours).
+var webhookRetrySchedule = []time.Duration{
+	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
+}
+
+// maxRetryAfter bounds how long a receiver's Retry-After can defer a post.
+const maxRetryAfter = 24 * time.Hour
+
+// AddWebhookEndpoint registers a URL to receive an organization's events
+// and returns it with its secret, shown once.
+func (e *Engine) AddWebhookEndpoint(ctx context.Context, orgID, rawURL string) (*WebhookEndpoint, string, error) {
+	if err := checkAbsoluteURL("url", rawURL); err != nil {
+		return nil, "", err
+	}
+	if u, _ := url.Parse(rawURL); u.User != nil {
+		return nil, "", Invalid("url", "must not carry credentials")
+	}
+	now := e.now()
+	secret := newWebhookSecret()
+	ep := &WebhookEndpoint{
+		ID: NewID(PrefixEndpoint, now), OrganizationID: orgID, URL: rawURL, Enabled: true,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	ep.Secret = e.keyring.Seal([]byte(secret), ep.ID)
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
+			return notFound(err, "organization")
+		}
+		return tx.CreateWebhookEndpoint(ctx, ep)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return ep, secret, nil
+}
+
+// ListWebhookEndpoints returns an organization's endpoints.
+func (e *Engine) ListWebhookEndpoints(ctx context.Context, orgID string) ([]*WebhookEndpoint, error) {
+	var eps []*WebhookEndpoint
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
+			return notFound(err, "organization")
+		}
+		var err error
+		eps, err = tx.ListWebhookEndpoints(ctx, orgID, false)
+		return err
+	})
+	return eps, err
+}
+
+// RemoveWebhookEndpoint deletes an endpoint and its deliveries.
+func (e *Engine) RemoveWebhookEndpoint(ctx context.Context, id string) error {
+	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		return notFound(tx.DeleteWebhookEndpoint(ctx, id), "webhook endpoint")
+	})
+}
+
+// RotateWebhookSecret gives an endpoint a new secret, returned once; the
+// previous one keeps signing (both signatures in the header) for
+// WebhookSecretGrace so the receiver can switch without losing events.
+func (e *Engine) RotateWebhookSecret(ctx context.Context, id string) (string, error) {
+	secret := newWebhookSecret()
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		ep, err := tx.GetWebhookEndpoint(ctx, id)
+		if err != nil {
+			return notFound(err, "webhook endpoint")
+		}
+		now := e.now()
+		ep.PreviousSecret, ep.PreviousSecretExpiresAt = ep.Secret, now.Add(WebhookSecretGrace)
+		ep.Secret = e.keyring.Seal([]byte(secret), ep.ID)
+		ep.UpdatedAt = now
+		return tx.UpdateWebhookEndpoint(ctx, ep)
+	})
+	if err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// EnableWebhookEndpoint puts a disabled endpoint back in service; its
+// pending deliveries resume.
+func (e *Engine) EnableWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error) {
+	var ep *WebhookEndpoint
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if ep, err = tx.GetWebhookEndpoint(ctx, id); err != nil {
+			return notFound(err, "webhook endpoint")
+		}
+		ep.Enabled, ep.DisabledReason, ep.FailingSince, ep.UpdatedAt = true, "", time.Time{}, e.now()
+		return tx.UpdateWebhookEndpoint(ctx, ep)
+	})
+	if err == nil {
+		e.wakeWorkers()
+	}
+	return ep, err
+}
+
+// Redeliver queues an event again, now, to one endpoint of its
+// organization or (endpointID empty) to all enabled ones, whatever became
+// of earlier deliveries: an endpoint added since the event gets it too.
+// Returns how many deliveries were queued.
+func (e *Engine) Redeliver(ctx context.Context, eventID, endpointID string) (int, error) {
+	n := 0
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		ev, err := tx.GetEvent(ctx, eventID)
+		if err != nil {
+			return notFound(err, "event")
+		}
+		var eps []*WebhookEndpoint
+		if endpointID != "" {
+			ep, err := tx.GetWebhookEndpoint(ctx, endpointID)
+			if err != nil || ep.OrganizationID != ev.OrganizationID {
+				return Errorf(CodeNotFound, "webhook endpoint not found")
+			}
+			eps = []*WebhookEndpoint{ep}
+		} else if eps, err = tx.ListWebhookEndpoints(ctx, ev.OrganizationID, true); err != nil {
+			return err
+		}
+		now := e.now()
+		existing, err := tx.ListDeliveries(ctx, ListDeliveriesParams{EventID: eventID})
+		if err != nil {
+			return err
+		}
+		byEndpoint := map[string]*Delivery{}
+		for _, d := range existing {
+			byEndpoint[d.EndpointID] = d
+		}
+		for _, ep := range eps {
+			d, ok := byEndpoint[ep.ID]
+			if !ok {
+				if err := tx.CreateDelivery(ctx, newDelivery(ev, ep.ID, now)); err != nil {
+					return err
+				}
+				n++
+				continue
+			}
+			d.Status, d.Attempts, d.NextAttemptAt = DeliveryPending, 0, now
+			d.LeaseOwner, d.LeasedUntil, d.UpdatedAt = "", time.Time{}, now
+			if err := tx.UpdateDelivery(ctx, d); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if err == nil {
+		e.wakeWorkers()
+	}
+	return n, err
+}
+
+// EventDeliveries is an event with its deliveries and their posts.
+type EventDeliveries struct {
+	Event      *Event
+	Deliveries []DeliveryWithAttempts
+}
+
+// DeliveryWithAttempts is a delivery with the record of its posts.
+type DeliveryWithAttempts struct {
+	*Delivery
+	Posts []*DeliveryAttempt
+}
+
+// ListEventDeliveries returns an organization's latest events (oldest
+// first) with what became of their deliveries.
+func (e *Engine) ListEventDeliveries(ctx context.Context, orgID string, limit int) ([]EventDeliveries, error) {
+	var out []EventDeliveries
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
+			return notFound(err, "organization")
+		}
+		evs, err := tx.ListEvents(ctx, ListEventsParams{OrganizationID: orgID})
+		if err != nil {
+			return err
+		}
+		if limit > 0 && len(evs) > limit {
+			evs = evs[len(evs)-limit:]
+		}
+		for _, ev := range evs {
+			ds, err := tx.ListDeliveries(ctx, ListDeliveriesParams{EventID: ev.ID})
+			if err != nil {
+				return err
+			}
+			item := EventDeliveries{Event: ev}
+			for _, d := range ds {
+				posts, err := tx.ListDeliveryAttempts(ctx, d.ID)
+				if err != nil {
+					return err
+				}
+				item.Deliveries = append(item.Deliveries, DeliveryWithAttempts{d, posts})
+			}
+			out = append(out, item)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// newWebhookSecret returns a Standard Webhooks secret: "whsec_" and the
+// base64 of 32 random bytes (transport/webhook verifies such secrets).
+func newWebhookSecret() string {
+	key := make([]byte, 32)
+	if _, err := cryptorand.Read(key); err != nil {
+		panic("payd: crypto/rand failed: " + err.Error())
+	}
+	return "whsec_" + base64.StdEncoding.EncodeToString(key)
+}
+
+func newDelivery(ev *Event, endpointID string, now time.Time) *Delivery {
+	return &Delivery{
+		ID: NewID(PrefixDelivery, now), EventID: ev.ID, EndpointID: endpointID, OrganizationID: ev.OrganizationID,
+		Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now, UpdatedAt: now,
+	}
+}
+
+// fanOut queues an event for every enabled endpoint of its organization,
+// in the event's own transaction.
+func fanOut(ctx context.Context, tx Tx, ev *Event, now time.Time) error {
+	eps, err := tx.ListWebhookEndpoints(ctx, ev.OrganizationID, true)
+	if err != nil {
+		return err
+	}
+	for _, ep := range eps {
+		if err := tx.CreateDelivery(ctx, newDelivery(ev, ep.ID, now)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dispatcher runs webhook posts concurrently: at most perEndpoint at a
+// time to any endpoint, and none to an endpoint while its previous batch
+// is in flight, so one slow or dead receiver only ever holds its own slots.
+type dispatcher struct {
+	mu       sync.Mutex
+	inFlight map[string]int
+	wg       sync.WaitGroup
+}
+
+func (d *dispatcher) busy() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]string, 0, len(d.inFlight))
+	for ep := range d.inFlight {
+		out = append(out, ep)
+	}
+	return out
+}
+
+// DeliverWebhooks claims the due deliveries and posts them, waiting until
+// every post it started has finished. Returns how many it claimed.
+func (e *Engine) DeliverWebhooks(ctx context.Context) (int, error) {
+	n, err := e.startDeliveries(ctx)
+	e.deliveries.wg.Wait()
+	return n, err
+}
+
+// startDeliveries claims due deliveries of endpoints with nothing in flight
+// and posts each in its own goroutine, without waiting.
+func (e *Engine) startDeliveries(ctx context.Context) (int, error) {
+	if e.cfg.Webhooks == nil {
+		return 0, nil
+	}
+	now := e.now()
+	var claimed []*Delivery
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		claimed, err = tx.ClaimDueDeliveries(ctx, ClaimDeliveriesParams{
+			ClaimParams: ClaimParams{Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.WebhookConcurrency},
+			PerEndpoint: e.cfg.WebhookPerEndpoint, ExcludeEndpoints: e.deliveries.busy(),
+		})
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	d := &e.deliveries
+	for _, del := range claimed {
+		d.mu.Lock()
+		d.inFlight[del.EndpointID]++
+		d.mu.Unlock()
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			defer func() {
+				d.mu.Lock()
+				if d.inFlight[del.EndpointID]--; d.inFlight[del.EndpointID] <= 0 {
+					delete(d.inFlight, del.EndpointID)
+				}
+				d.mu.Unlock()
+				e.wakeWorkers() // the endpoint is free again
+			}()
+			if err := e.deliver(ctx, del); err != nil && ctx.Err() == nil {
+				e.cfg.Logger.ErrorContext(ctx, "webhook delivery failed to record", "delivery", del.ID, "err", err)
+			}
+		}()
+	}
+	return len(claimed), nil
+}
+
+// deliver posts one delivery and records the outcome, if this worker still
+// holds its lease.
+func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
+	var ep *WebhookEndpoint
+	var ev *Event
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if ep, err = tx.GetWebhookEndpoint(ctx, d.EndpointID); err != nil {
+			return err
+		}
+		ev, err = tx.GetEvent(ctx, d.EventID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	secrets, err := e.endpointSecrets(ep)
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	res := e.cfg.Webhooks.Deliver(ctx, WebhookRequest{
+		URL: ep.URL, MessageID: ev.ID, Timestamp: e.now(), Body: ev.Payload, Secrets: secrets,
+	})
+	took := time.Since(started)
+	if ctx.Err() != nil {
+		return nil // shutting down: the lease runs out and the post is made again
+	}
+	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		cur, err := tx.GetDelivery(ctx, d.ID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != DeliveryPending || cur.LeaseOwner != e.workerID || !cur.LeasedUntil.Equal(d.LeasedUntil) {
+			return nil
+		}
+		ep, err := tx.GetWebhookEndpoint(ctx, cur.EndpointID)
+		if err != nil {
+			return err
+		}
+		now := e.now()
+		failure := describeWebhookFailure(res)
+		if err := tx.CreateDeliveryAttempt(ctx, &DeliveryAttempt{
+			DeliveryID: cur.ID, AttemptedAt: now, StatusCode: res.StatusCode, Error: failure, Duration: took,
+		}); err != nil {
+			return err
+		}
+		cur.Attempts++
+		cur.LastStatusCode, cur.LastError = res.StatusCode, failure
+		cur.LeaseOwner, cur.LeasedUntil, cur.UpdatedAt = "", time.Time{}, now
+		endpointChanged := false
+		switch {
+		case failure == "":
+			cur.Status, cur.DeliveredAt = DeliveryDelivered, now
+			if !ep.FailingSince.IsZero() {
+				ep.FailingSince, endpointChanged = time.Time{}, true
+			}
+		case res.StatusCode == 410:
+			cur.Status = DeliveryExhausted
+			ep.Enabled, ep.DisabledReason, endpointChanged = false, "the endpoint answered 410 Gone", true
+		default:
+			if cur.Attempts > len(webhookRetrySchedule) {
+				cur.Status = DeliveryExhausted
+			} else {
+				cur.NextAttemptAt = now.Add(nextWebhookDelay(cur.Attempts, res.RetryAfter))
+			}
+			if ep.FailingSince.IsZero() {
+				ep.FailingSince, endpointChanged = now, true
+			} else if now.Sub(ep.FailingSince) >= e.cfg.WebhookDisableAfter && ep.Enabled {
+				ep.Enabled, endpointChanged = false, true
+				ep.DisabledReason = fmt.Sprintf("every delivery failed since %s", FormatTime(ep.FailingSince))
+			}
+		}
+		if endpointChanged {
+			ep.UpdatedAt = now
+			if err := tx.UpdateWebhookEndpoint(ctx, ep); err != nil {
+				return err
+			}
+		}
+		return tx.UpdateDelivery(ctx, cur)
+	})
+}
+
+// nextWebhookDelay is the wait after the given number of failed posts: the
+// receiver's Retry-After if it sent one, else the contract's schedule with
+// up to 10% jitter either way so retries do not arrive in lockstep.
+func nextWebhookDelay(attempts int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(max(retryAfter, time.Second), maxRetryAfter)
+	}
+	base := webhookRetrySchedule[attempts-1]
+	jitter := time.Duration((rand.Float64()*0.2 - 0.1) * float64(base))
+	return base + jitter
+}
+
+// describeWebhookFailure says why a post failed, "" for a 2xx answer.
+func describeWebhookFailure(res WebhookResult) string {
+	switch {
+	case res.Err != nil:
+		return res.Err.Error()
+	case res.StatusCode >= 200 && res.StatusCode < 300:
+		return ""
+	case res.StatusCode >= 300 && res.StatusCode < 400:
+		return fmt.Sprintf("HTTP %d: redirects are not followed", res.StatusCode)
+	}
+	return fmt.Sprintf("HTTP %d", res.StatusCode)
+}
+
+// endpointSecrets opens the secrets an endpoint signs with now.
+func (e *Engine) endpointSecrets(ep *WebhookEndpoint) ([]string, error) {
+	cur, err := e.keyring.Open(ep.Secret, ep.ID)
+	if err != nil {
+		return nil, fmt.Errorf("webhook endpoint %s: %w", ep.ID, err)
+	}
+	secrets := []string{string(cur)}
+	if ep.PreviousSecret != nil && e.now().Before(ep.PreviousSecretExpiresAt) {
+		prev, err := e.keyring.Open(ep.PreviousSecret, ep.ID)
+		if err != nil {
+			return nil, fmt.Errorf("webhook endpoint %s: %w", ep.ID, err)
+		}
+		secrets = append(secrets, string(prev))
+	}
+	return secrets, nil
+}
