@@ -1,0 +1,100 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// Verification attempts.
+
+const attemptColumns = `id, deposit_id, organization_id, channel, transaction_id, status, failure_code,
+	tries, next_run_at, lease_owner, leased_until, created_at, updated_at`
+
+// runningStatuses is the IN list of running attempts, spelled as literals
+// like the attempts_due partial index's WHERE clause, so that the planner
+// can prove the query's rows are in that index.
+const runningStatuses = `('` + engine.AttemptProcessing + `', '` + engine.AttemptDelayed + `')`
+
+// claimQuery leases the due attempts: arguments owner, leased until, now,
+// limit. The CTE walks the attempts_due index in order, locks up to limit
+// due, unleased rows and skips those another transaction has locked (one
+// claiming or updating them). At READ COMMITTED a row changed since the
+// statement's snapshot is checked again as it is now before it is locked,
+// so a lease another claimer committed meanwhile is seen and the row left
+// out. MATERIALIZED makes the locking SELECT run exactly once.
+const claimQuery = `WITH due AS MATERIALIZED (
+		SELECT id FROM attempts
+		WHERE status IN ` + runningStatuses + ` AND next_run_at <= $3
+			AND (leased_until IS NULL OR leased_until <= $3)
+		ORDER BY next_run_at, id LIMIT $4
+		FOR NO KEY UPDATE SKIP LOCKED)
+	UPDATE attempts SET lease_owner = $1, leased_until = $2
+	WHERE id IN (SELECT id FROM due)
+	RETURNING ` + attemptColumns
+
+func scanAttempt(row scanner) (*engine.Attempt, error) {
+	var a engine.Attempt
+	err := row.Scan(&a.ID, &a.DepositID, &a.OrganizationID, &a.Channel, &a.TransactionID, &a.Status, &a.FailureCode,
+		&a.Tries, timeCol{&a.NextRunAt}, &a.LeaseOwner, timeCol{&a.LeasedUntil},
+		timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &a, nil
+}
+
+// CreateAttempt relies on UNIQUE (channel, transaction_id) for ErrDuplicate:
+// it is what keeps one payment from paying two deposits, even when two
+// processes race (the second insert waits for the first transaction and
+// finds the row once it commits).
+func (t *tx) CreateAttempt(ctx context.Context, a *engine.Attempt) error {
+	return t.insert(ctx, "attempt "+a.ID, `INSERT INTO attempts (`+attemptColumns+`) VALUES (`+params(13)+`)`,
+		a.ID, a.DepositID, a.OrganizationID, a.Channel, a.TransactionID, a.Status, a.FailureCode,
+		a.Tries, a.NextRunAt, a.LeaseOwner, zeroNull(a.LeasedUntil),
+		a.CreatedAt, a.UpdatedAt)
+}
+
+func (t *tx) GetAttempt(ctx context.Context, id string) (*engine.Attempt, error) {
+	return scanAttempt(t.tx.QueryRow(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE id = $1`, id))
+}
+
+func (t *tx) GetAttemptByTransactionID(ctx context.Context, channel, transactionID string) (*engine.Attempt, error) {
+	return scanAttempt(t.tx.QueryRow(ctx,
+		`SELECT `+attemptColumns+` FROM attempts WHERE channel = $1 AND transaction_id = $2`, channel, transactionID))
+}
+
+func (t *tx) ListAttempts(ctx context.Context, depositID string) ([]*engine.Attempt, error) {
+	return queryList(ctx, t, scanAttempt,
+		`SELECT `+attemptColumns+` FROM attempts WHERE deposit_id = $1 ORDER BY created_at, id`, depositID)
+}
+
+func (t *tx) UpdateAttempt(ctx context.Context, a *engine.Attempt) error {
+	// The deposit, organization, channel and transaction ID an attempt was
+	// made with never change.
+	return t.exec(ctx, `UPDATE attempts SET status = $1, failure_code = $2, tries = $3, next_run_at = $4,
+		lease_owner = $5, leased_until = $6, updated_at = $7
+		WHERE id = $8`,
+		a.Status, a.FailureCode, a.Tries, a.NextRunAt,
+		a.LeaseOwner, zeroNull(a.LeasedUntil), a.UpdatedAt, a.ID)
+}
+
+// ClaimDueAttempts selects, locks and leases in one statement (claimQuery).
+// A Limit of zero or less claims nothing.
+func (t *tx) ClaimDueAttempts(ctx context.Context, p engine.ClaimParams) ([]*engine.Attempt, error) {
+	if p.Limit <= 0 {
+		return nil, nil
+	}
+	out, err := queryList(ctx, t, scanAttempt, claimQuery, p.Owner, zeroNull(p.LeasedUntil), p.Now, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	// RETURNING's row order is unspecified.
+	slices.SortFunc(out, func(a, b *engine.Attempt) int {
+		return cmp.Or(a.NextRunAt.Compare(b.NextRunAt), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}

@@ -1,0 +1,105 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// migrationFiles are the schema changes, named NNNN_description.sql like
+// storage/sqlite's (the same numbers make the same changes) and applied in
+// version order. A released file is never edited: a change is a new file.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations sorted by version.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		prefix, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(prefix)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("postgres: migration %s: name must be NNNN_description.sql", base)
+		}
+		b, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(b)})
+	}
+	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("postgres: migrations %s and %s have the same version", ms[i-1].name, ms[i].name)
+		}
+	}
+	return ms, nil
+}
+
+// migrationLock is the key of the transaction-level advisory lock that
+// serializes migrations between processes opening one database (advisory
+// locks are per database). The value is "payd" in ASCII.
+const migrationLock = 0x70617964
+
+// migrate applies the migrations the database has not recorded yet, each in
+// its own transaction with its record, so a failed one leaves no trace and
+// the next Open resumes there. Each transaction first takes the advisory
+// lock, then checks: a process that waited for another's migration finds it
+// recorded and skips it. Postgres DDL is transactional, so a migration and
+// its record commit together.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		err := retry(ctx, func() error {
+			return s.runTx(ctx, readWrite, func(t pgx.Tx) error {
+				if _, err := t.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+					return err
+				}
+				// Under the lock, so that two processes never both create it.
+				if _, err := t.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+					version    BIGINT      NOT NULL PRIMARY KEY,
+					applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+				)`); err != nil {
+					return err
+				}
+				var done bool
+				err := t.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, m.version).Scan(&done)
+				if err != nil || done {
+					return err
+				}
+				// No arguments: pgx sends it as a simple query, which may
+				// hold several statements.
+				if _, err := t.Exec(ctx, m.sql); err != nil {
+					return err
+				}
+				_, err = t.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.version)
+				return err
+			})
+		})
+		if err != nil {
+			return fmt.Errorf("postgres: migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}

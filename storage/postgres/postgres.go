@@ -1,0 +1,194 @@
+// Package postgres is payd's PostgreSQL store: an engine.Store over a
+// pgxpool, for deployments where several payd processes share one database.
+//
+// Where storage/sqlite serializes every write transaction behind the
+// database's one write lock, here transactions run concurrently at READ
+// COMMITTED and take row locks where the engine asks for them: LockDeposit
+// and LockOrganization lock one row, and the claims (ClaimDueAttempts,
+// ClaimDuePayouts, ClaimDueDeliveries, ListExpirableDeposits) lock the rows
+// they take with SKIP LOCKED, so two processes never take the same work.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/payd-engine/payd/engine"
+)
+
+// Store is an engine.Store on a PostgreSQL database.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ engine.Store = (*Store)(nil)
+
+// Retry bounds of a transaction that keeps failing with a serialization
+// failure or a deadlock.
+const (
+	maxAttempts  = 10
+	firstBackoff = 5 * time.Millisecond
+	maxBackoff   = 500 * time.Millisecond
+)
+
+// SQLSTATEs the store interprets.
+const (
+	codeUniqueViolation      = "23505"
+	codeSerializationFailure = "40001"
+	codeDeadlockDetected     = "40P01"
+)
+
+// Open connects to the database at url (a postgres:// URL or a key=value
+// connection string, as pgx accepts; pool_* parameters configure the pool)
+// and applies the migrations it has not recorded yet. Several processes may
+// Open one database at once: migrations are applied under an advisory lock.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse url: %w", err)
+	}
+	// Durability: a committed transaction is on disk (and, where the
+	// operator configured synchronous standbys, there too) before COMMIT
+	// returns. Sent in the startup packet, it overrides a weaker server,
+	// database or role default, and an "options" parameter in url.
+	cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "payd"
+	}
+	// NUMERIC <-> decimal.Decimal, exactly.
+	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+		pgxdecimal.Register(conn.TypeMap())
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	s := &Store{pool: pool}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the pool's connections, waiting for those in use.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+var (
+	readWrite = pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}
+	// REPEATABLE READ: every statement of fn reads the snapshot its first
+	// one took. A read-only transaction never fails to serialize at this
+	// level, and it neither takes nor waits for row locks.
+	readOnly = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+)
+
+// InTx runs fn in a READ COMMITTED read-write transaction, running all of it
+// again (after a jittered backoff) when the database reports a
+// serialization failure or a deadlock. fn's other errors are returned
+// unchanged.
+func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	return retry(ctx, func() error {
+		return s.runTx(ctx, readWrite, func(t pgx.Tx) error { return fn(ctx, &tx{tx: t}) })
+	})
+}
+
+// ReadTx runs fn in a read-only transaction over one snapshot. In it the
+// Lock methods and ListExpirableDeposits read without locking, as there is
+// nothing a read-only transaction could do with the lock.
+func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	return retry(ctx, func() error {
+		return s.runTx(ctx, readOnly, func(t pgx.Tx) error { return fn(ctx, &tx{tx: t, readOnly: true}) })
+	})
+}
+
+// runTx runs fn in a transaction: committed if fn returns nil, rolled back if
+// it returns an error or panics (the panic goes on). fn's error is returned
+// unchanged.
+func (s *Store) runTx(ctx context.Context, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
+	t, err := s.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			rollback(ctx, t)
+			panic(p)
+		}
+	}()
+	if err := fn(t); err != nil {
+		rollback(ctx, t)
+		return err
+	}
+	return t.Commit(ctx)
+}
+
+// rollback ends t even when ctx is done, so that the connection goes back
+// to the pool clean instead of being closed. A rollback that fails leaves
+// nothing to undo: pgx then closes the connection, which ends the
+// transaction on the server.
+func rollback(ctx context.Context, t pgx.Tx) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = t.Rollback(ctx)
+}
+
+// retry calls attempt until it returns something other than a serialization
+// failure or a deadlock, backing off between attempts; after maxAttempts
+// the last error is returned, wrapped.
+func retry(ctx context.Context, attempt func() error) error {
+	backoff := firstBackoff
+	for i := 1; ; i++ {
+		err := attempt()
+		if !isRetryable(err) {
+			return err
+		}
+		if i == maxAttempts {
+			return fmt.Errorf("postgres: transaction still conflicting after %d attempts: %w", i, err)
+		}
+		// Jitter keeps the transactions that conflicted from meeting again.
+		d := backoff/2 + rand.N(backoff/2+1)
+		backoff = min(2*backoff, maxBackoff)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+	}
+}
+
+// isRetryable reports whether err is a conflict with another transaction
+// that running the transaction again resolves.
+func isRetryable(err error) bool {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Code == codeSerializationFailure || e.Code == codeDeadlockDetected
+}
+
+// interpretError turns driver errors into the errors engine.Tx promises.
+// ErrNotFound is returned bare, so errors.Is and == both match it.
+func interpretError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return engine.ErrNotFound
+	}
+	var e *pgconn.PgError
+	if errors.As(err, &e) && e.Code == codeUniqueViolation {
+		return fmt.Errorf("%w: %s: %v", engine.ErrDuplicate, e.ConstraintName, err)
+	}
+	return err
+}

@@ -1,0 +1,376 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/payd-engine/payd/engine"
+	"github.com/shopspring/decimal"
+)
+
+// tx is an engine.Tx on one pgx transaction.
+type tx struct {
+	tx pgx.Tx
+	// readOnly is set in ReadTx, where SELECT ... FOR UPDATE is an error.
+	readOnly bool
+}
+
+var _ engine.Tx = (*tx)(nil)
+
+// scanner is a pgx.Row or pgx.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// lockRow is the locking clause of a Lock method: FOR NO KEY UPDATE, the
+// lock an UPDATE that changes no key takes. It excludes every other writer
+// of the row and every other locker, but not the FOR KEY SHARE lock that a
+// foreign key check takes, so that inserting a row that refers to a locked
+// one (a deposit of a locked organization) does not wait for it. In a
+// read-only transaction it is nothing: the snapshot is already stable.
+func (t *tx) lockRow() string {
+	if t.readOnly {
+		return ""
+	}
+	return ` FOR NO KEY UPDATE`
+}
+
+// insert runs an INSERT ... ON CONFLICT DO NOTHING: ErrDuplicate if a
+// uniqueness constraint (including the primary key) kept the row out. Not
+// raising the violation leaves the transaction usable, as a failed insert
+// leaves SQLite's: a Postgres error would abort the rest of it.
+func (t *tx) insert(ctx context.Context, what string, query string, args ...any) error {
+	tag, err := t.tx.Exec(ctx, query+` ON CONFLICT DO NOTHING`, args...)
+	if err != nil {
+		return interpretError(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%w: %s", engine.ErrDuplicate, what)
+	}
+	return nil
+}
+
+// exec runs a statement that must change one row: ErrNotFound if it changed
+// none.
+func (t *tx) exec(ctx context.Context, query string, args ...any) error {
+	return execOne(ctx, t.tx, query, args...)
+}
+
+// execer is a pgx.Tx or a *pgxpool.Pool.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+func execOne(ctx context.Context, db execer, query string, args ...any) error {
+	tag, err := db.Exec(ctx, query, args...)
+	if err != nil {
+		return interpretError(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return engine.ErrNotFound
+	}
+	return nil
+}
+
+// queryList runs a query and scans every row with scan.
+func queryList[T any](ctx context.Context, t *tx, scan func(scanner) (*T, error), query string, args ...any) ([]*T, error) {
+	rows, err := t.tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []*T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, interpretError(rows.Err())
+}
+
+// Organizations.
+
+const orgColumns = `id, name, deposits_enabled, h2h_enabled, withdrawals_enabled,
+	instructions_window_ns, redirect_window_ns,
+	deposit_fee_percent, deposit_fee_fixed, withdraw_commission_percent, withdraw_commission_fixed,
+	method_fees, created_at, updated_at`
+
+func scanOrganization(row scanner) (*engine.Organization, error) {
+	var o engine.Organization
+	err := row.Scan(&o.ID, &o.Name, &o.DepositsEnabled, &o.H2HEnabled, &o.WithdrawalsEnabled,
+		durationCol{&o.InstructionsWindow}, durationCol{&o.RedirectWindow},
+		&o.DepositFeePercent, &o.DepositFeeFixed, &o.WithdrawCommissionPercent, &o.WithdrawCommissionFixed,
+		methodFeesCol{&o.MethodFees}, timeCol{&o.CreatedAt}, timeCol{&o.UpdatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &o, nil
+}
+
+// methodFeesJSON is the method_fees column of o: engine.MethodFees as JSON,
+// whose decimals are JSON strings and so round-trip exactly.
+func methodFeesJSON(o *engine.Organization) (string, error) {
+	b, err := json.Marshal(o.MethodFees)
+	if err != nil {
+		return "", fmt.Errorf("postgres: organization %s: method fees: %w", o.ID, err)
+	}
+	return string(b), nil
+}
+
+// methodFeesCol scans the JSON of engine.MethodFees. Empty maps may read
+// back nil.
+type methodFeesCol struct{ f *engine.MethodFees }
+
+func (c methodFeesCol) ScanBytes(b []byte) error {
+	*c.f = engine.MethodFees{}
+	if err := json.Unmarshal(b, c.f); err != nil {
+		return fmt.Errorf("method fees column: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) CreateOrganization(ctx context.Context, o *engine.Organization) error {
+	fees, err := methodFeesJSON(o)
+	if err != nil {
+		return err
+	}
+	return t.insert(ctx, "organization "+o.ID, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+params(14)+`)`,
+		o.ID, o.Name, o.DepositsEnabled, o.H2HEnabled, o.WithdrawalsEnabled,
+		int64(o.InstructionsWindow), int64(o.RedirectWindow),
+		o.DepositFeePercent, o.DepositFeeFixed, o.WithdrawCommissionPercent, o.WithdrawCommissionFixed,
+		fees, o.CreatedAt, o.UpdatedAt)
+}
+
+func (t *tx) GetOrganization(ctx context.Context, id string) (*engine.Organization, error) {
+	return scanOrganization(t.tx.QueryRow(ctx, `SELECT `+orgColumns+` FROM organizations WHERE id = $1`, id))
+}
+
+func (t *tx) UpdateOrganization(ctx context.Context, o *engine.Organization) error {
+	fees, err := methodFeesJSON(o)
+	if err != nil {
+		return err
+	}
+	return t.exec(ctx, `UPDATE organizations SET name = $1, deposits_enabled = $2, h2h_enabled = $3,
+		withdrawals_enabled = $4, instructions_window_ns = $5, redirect_window_ns = $6,
+		deposit_fee_percent = $7, deposit_fee_fixed = $8, withdraw_commission_percent = $9,
+		withdraw_commission_fixed = $10, method_fees = $11, updated_at = $12
+		WHERE id = $13`,
+		o.Name, o.DepositsEnabled, o.H2HEnabled, o.WithdrawalsEnabled,
+		int64(o.InstructionsWindow), int64(o.RedirectWindow),
+		o.DepositFeePercent, o.DepositFeeFixed, o.WithdrawCommissionPercent, o.WithdrawCommissionFixed,
+		fees, o.UpdatedAt, o.ID)
+}
+
+func (t *tx) ListOrganizations(ctx context.Context) ([]*engine.Organization, error) {
+	return queryList(ctx, t, scanOrganization, `SELECT `+orgColumns+` FROM organizations ORDER BY created_at, id`)
+}
+
+// LockOrganization reads the organization under FOR NO KEY UPDATE (see
+// lockRow): a second locker, and any UPDATE of the row, waits until this
+// transaction ends, so a balance checked under the lock stays true.
+func (t *tx) LockOrganization(ctx context.Context, id string) (*engine.Organization, error) {
+	return scanOrganization(t.tx.QueryRow(ctx,
+		`SELECT `+orgColumns+` FROM organizations WHERE id = $1`+t.lockRow(), id))
+}
+
+// API keys.
+
+const apiKeyColumns = `id, organization_id, hash, hint, signing_secret,
+	previous_signing_secret, previous_secret_expires_at, created_at, expires_at`
+
+func scanAPIKey(row scanner) (*engine.APIKey, error) {
+	var k engine.APIKey
+	err := row.Scan(&k.ID, &k.OrganizationID, bytesCol{&k.Hash}, &k.Hint, bytesCol{&k.SigningSecret},
+		bytesCol{&k.PreviousSigningSecret}, timeCol{&k.PreviousSecretExpiresAt},
+		timeCol{&k.CreatedAt}, nullTimeCol{&k.ExpiresAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &k, nil
+}
+
+func (t *tx) CreateAPIKey(ctx context.Context, k *engine.APIKey) error {
+	return t.insert(ctx, "api key "+k.ID, `INSERT INTO api_keys (`+apiKeyColumns+`) VALUES (`+params(9)+`)`,
+		k.ID, k.OrganizationID, k.Hash, k.Hint, k.SigningSecret,
+		nullBytes(k.PreviousSigningSecret), zeroNull(k.PreviousSecretExpiresAt),
+		k.CreatedAt, nullTime(k.ExpiresAt))
+}
+
+func (t *tx) GetAPIKey(ctx context.Context, id string) (*engine.APIKey, error) {
+	return scanAPIKey(t.tx.QueryRow(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE id = $1`, id))
+}
+
+func (t *tx) GetAPIKeyByHash(ctx context.Context, hash []byte) (*engine.APIKey, error) {
+	// A nil hash is NULL, which matches nothing, as in SQLite.
+	return scanAPIKey(t.tx.QueryRow(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE hash = $1`, hash))
+}
+
+func (t *tx) ListAPIKeys(ctx context.Context, organizationID string) ([]*engine.APIKey, error) {
+	return queryList(ctx, t, scanAPIKey,
+		`SELECT `+apiKeyColumns+` FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`, organizationID)
+}
+
+func (t *tx) UpdateAPIKey(ctx context.Context, k *engine.APIKey) error {
+	return t.exec(ctx, `UPDATE api_keys SET signing_secret = $1, previous_signing_secret = $2,
+		previous_secret_expires_at = $3, expires_at = $4
+		WHERE id = $5`,
+		k.SigningSecret, nullBytes(k.PreviousSigningSecret), zeroNull(k.PreviousSecretExpiresAt),
+		nullTime(k.ExpiresAt), k.ID)
+}
+
+// Wallets.
+
+const walletColumns = `id, organization_id, channel, operation, phone, name, qr_payload,
+	min_amount, max_amount, daily_limit, enabled, last_assigned_at, created_at`
+
+func scanWallet(row scanner) (*engine.Wallet, error) {
+	var w engine.Wallet
+	err := row.Scan(&w.ID, &w.OrganizationID, &w.Channel, &w.Operation, &w.Phone, &w.Name, &w.QRPayload,
+		&w.MinAmount, &w.MaxAmount, &w.DailyLimit,
+		&w.Enabled, nullTimeCol{&w.LastAssignedAt}, timeCol{&w.CreatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &w, nil
+}
+
+func (t *tx) CreateWallet(ctx context.Context, w *engine.Wallet) error {
+	return t.insert(ctx, "wallet "+w.ID, `INSERT INTO wallets (`+walletColumns+`) VALUES (`+params(13)+`)`,
+		w.ID, w.OrganizationID, w.Channel, w.Operation, w.Phone, w.Name, w.QRPayload,
+		w.MinAmount, w.MaxAmount, w.DailyLimit,
+		w.Enabled, nullTime(w.LastAssignedAt), w.CreatedAt)
+}
+
+func (t *tx) GetWallet(ctx context.Context, organizationID, id string) (*engine.Wallet, error) {
+	return scanWallet(t.tx.QueryRow(ctx,
+		`SELECT `+walletColumns+` FROM wallets WHERE id = $1 AND organization_id = $2`, id, organizationID))
+}
+
+func (t *tx) ListWallets(ctx context.Context, p engine.ListWalletsParams) ([]*engine.Wallet, error) {
+	// Only the filters that are set go into the query, so it can use the
+	// (organization_id, channel, operation, phone) index.
+	var f filter
+	f.eq("organization_id", p.OrganizationID)
+	f.eq("channel", p.Channel)
+	f.eq("operation", p.Operation)
+	if p.EnabledOnly {
+		f.conds = append(f.conds, "enabled")
+	}
+	return queryList(ctx, t, scanWallet,
+		`SELECT `+walletColumns+` FROM wallets`+f.where()+` ORDER BY last_assigned_at NULLS FIRST, id`, f.args...)
+}
+
+func (t *tx) UpdateWallet(ctx context.Context, w *engine.Wallet) error {
+	// Organization, channel, operation and phone identify the wallet; they
+	// do not change.
+	return t.exec(ctx, `UPDATE wallets SET name = $1, qr_payload = $2,
+		min_amount = $3, max_amount = $4, daily_limit = $5, enabled = $6, last_assigned_at = $7
+		WHERE id = $8`,
+		w.Name, w.QRPayload, w.MinAmount, w.MaxAmount, w.DailyLimit,
+		w.Enabled, nullTime(w.LastAssignedAt), w.ID)
+}
+
+func (t *tx) WalletDepositAmounts(ctx context.Context, walletID string, since time.Time) ([]decimal.Decimal, error) {
+	rows, err := t.tx.Query(ctx, `SELECT amount FROM deposits
+		WHERE wallet_id = $1 AND created_at >= $2 AND status NOT IN ($3, $4, $5)`,
+		walletID, since, engine.StatusFailed, engine.StatusExpired, engine.StatusCancelled)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []decimal.Decimal
+	for rows.Next() {
+		var d decimal.Decimal
+		if err := rows.Scan(&d); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, interpretError(rows.Err())
+}
+
+// Deposits.
+
+const depositColumns = `id, organization_id, merchant_id, checkout_mode, amount, payment_method,
+	redirect_url, payer_phone, metadata, status, action, checkout_token, checkout_url,
+	channel, operation, wallet_id, recipient_phone, recipient_name, qr_payload,
+	verification_state, attempts_used, failure_code, provider_transaction_id,
+	expires_at, created_at, updated_at`
+
+func scanDeposit(row scanner) (*engine.Deposit, error) {
+	var d engine.Deposit
+	err := row.Scan(&d.ID, &d.OrganizationID, &d.MerchantID, &d.CheckoutMode, &d.Amount, &d.PaymentMethod,
+		&d.RedirectURL, &d.PayerPhone, bytesCol{&d.Metadata}, &d.Status, &d.Action, &d.CheckoutToken, &d.CheckoutURL,
+		&d.Channel, &d.Operation, stringCol{&d.WalletID}, &d.RecipientPhone, &d.RecipientName, &d.QRPayload,
+		&d.VerificationState, &d.AttemptsUsed, &d.FailureCode, &d.ProviderTransactionID,
+		timeCol{&d.ExpiresAt}, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &d, nil
+}
+
+func (t *tx) CreateDeposit(ctx context.Context, d *engine.Deposit) error {
+	return t.insert(ctx, "deposit "+d.ID, `INSERT INTO deposits (`+depositColumns+`) VALUES (`+params(26)+`)`,
+		d.ID, d.OrganizationID, d.MerchantID, d.CheckoutMode, d.Amount, d.PaymentMethod,
+		d.RedirectURL, d.PayerPhone, string(d.Metadata), d.Status, d.Action, d.CheckoutToken, d.CheckoutURL,
+		d.Channel, d.Operation, emptyNull(d.WalletID), d.RecipientPhone, d.RecipientName, d.QRPayload,
+		d.VerificationState, d.AttemptsUsed, d.FailureCode, d.ProviderTransactionID,
+		d.ExpiresAt, d.CreatedAt, d.UpdatedAt)
+}
+
+func (t *tx) GetDeposit(ctx context.Context, organizationID, id string) (*engine.Deposit, error) {
+	return scanDeposit(t.tx.QueryRow(ctx,
+		`SELECT `+depositColumns+` FROM deposits WHERE id = $1 AND organization_id = $2`, id, organizationID))
+}
+
+func (t *tx) GetDepositByMerchantID(ctx context.Context, organizationID, merchantID string) (*engine.Deposit, error) {
+	return scanDeposit(t.tx.QueryRow(ctx,
+		`SELECT `+depositColumns+` FROM deposits WHERE organization_id = $1 AND merchant_id = $2`, organizationID, merchantID))
+}
+
+func (t *tx) GetDepositByCheckoutToken(ctx context.Context, token string) (*engine.Deposit, error) {
+	return scanDeposit(t.tx.QueryRow(ctx,
+		`SELECT `+depositColumns+` FROM deposits WHERE checkout_token = $1`, token))
+}
+
+func (t *tx) UpdateDeposit(ctx context.Context, d *engine.Deposit) error {
+	// The fields a deposit is created with never change; these are the ones
+	// its state machine moves.
+	return t.exec(ctx, `UPDATE deposits SET status = $1, verification_state = $2, attempts_used = $3,
+		failure_code = $4, provider_transaction_id = $5, expires_at = $6, updated_at = $7
+		WHERE id = $8`,
+		d.Status, d.VerificationState, d.AttemptsUsed, d.FailureCode, d.ProviderTransactionID,
+		d.ExpiresAt, d.UpdatedAt, d.ID)
+}
+
+// LockDeposit reads the deposit under FOR NO KEY UPDATE (see lockRow): a
+// second locker waits until this transaction ends, and, at READ COMMITTED,
+// then reads the row as the first left it.
+func (t *tx) LockDeposit(ctx context.Context, id string) (*engine.Deposit, error) {
+	return scanDeposit(t.tx.QueryRow(ctx, `SELECT `+depositColumns+` FROM deposits WHERE id = $1`+t.lockRow(), id))
+}
+
+// ListExpirableDeposits locks the deposits it returns and skips those
+// another transaction has locked (one expiring them, or verifying them
+// under LockDeposit), so two sweepers never expire the same deposit. At
+// READ COMMITTED a row changed since the statement's snapshot is checked
+// again as it is now before it is locked: a deposit that stopped being
+// pending is left out. It walks the deposits_status_expires index.
+func (t *tx) ListExpirableDeposits(ctx context.Context, now time.Time, limit int) ([]*engine.Deposit, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	lock := ""
+	if !t.readOnly {
+		lock = ` FOR NO KEY UPDATE SKIP LOCKED`
+	}
+	return queryList(ctx, t, scanDeposit, `SELECT `+depositColumns+` FROM deposits
+		WHERE status = $1 AND expires_at <= $2
+		ORDER BY expires_at, id LIMIT $3`+lock,
+		engine.StatusPending, now, limit)
+}

@@ -1,0 +1,86 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// Withdrawals.
+
+const withdrawalColumns = `id, organization_id, merchant_id, amount, commission, payment_method, account,
+	metadata, status, payout_step, provider_reference, failure_reason,
+	tries, next_run_at, lease_owner, leased_until, created_at, updated_at`
+
+// claimPayoutsQuery leases the due withdrawals: arguments owner, leased
+// until, now, limit. Like claimQuery, it locks with SKIP LOCKED in a CTE
+// that walks the withdrawals_due partial index in order (NULL, the zero
+// time, first) and spells that index's WHERE clause as a literal.
+const claimPayoutsQuery = `WITH due AS MATERIALIZED (
+		SELECT id FROM withdrawals
+		WHERE status = '` + engine.WithdrawalProcessing + `'
+			AND (next_run_at IS NULL OR next_run_at <= $3)
+			AND (leased_until IS NULL OR leased_until <= $3)
+		ORDER BY next_run_at NULLS FIRST, id LIMIT $4
+		FOR NO KEY UPDATE SKIP LOCKED)
+	UPDATE withdrawals SET lease_owner = $1, leased_until = $2
+	WHERE id IN (SELECT id FROM due)
+	RETURNING ` + withdrawalColumns
+
+func scanWithdrawal(row scanner) (*engine.Withdrawal, error) {
+	var w engine.Withdrawal
+	err := row.Scan(&w.ID, &w.OrganizationID, &w.MerchantID, &w.Amount, &w.Commission,
+		&w.PaymentMethod, &w.Account, bytesCol{&w.Metadata}, &w.Status, &w.PayoutStep, &w.ProviderReference,
+		&w.FailureReason, &w.Tries, timeCol{&w.NextRunAt}, &w.LeaseOwner, timeCol{&w.LeasedUntil},
+		timeCol{&w.CreatedAt}, timeCol{&w.UpdatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &w, nil
+}
+
+// CreateWithdrawal relies on UNIQUE (organization_id, merchant_id) for
+// ErrDuplicate: it is what guarantees one payout per merchant_id, even when
+// two processes race.
+func (t *tx) CreateWithdrawal(ctx context.Context, w *engine.Withdrawal) error {
+	return t.insert(ctx, "withdrawal "+w.ID, `INSERT INTO withdrawals (`+withdrawalColumns+`) VALUES (`+params(18)+`)`,
+		w.ID, w.OrganizationID, w.MerchantID, w.Amount, w.Commission, w.PaymentMethod, w.Account,
+		string(w.Metadata), w.Status, w.PayoutStep, w.ProviderReference, w.FailureReason,
+		w.Tries, zeroNull(w.NextRunAt), w.LeaseOwner, zeroNull(w.LeasedUntil),
+		w.CreatedAt, w.UpdatedAt)
+}
+
+func (t *tx) GetWithdrawal(ctx context.Context, organizationID, id string) (*engine.Withdrawal, error) {
+	return scanWithdrawal(t.tx.QueryRow(ctx,
+		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE id = $1 AND organization_id = $2`, id, organizationID))
+}
+
+func (t *tx) UpdateWithdrawal(ctx context.Context, w *engine.Withdrawal) error {
+	// What the merchant asked for (amount, commission, method, account,
+	// metadata) never changes; these are the fields the payout moves.
+	return t.exec(ctx, `UPDATE withdrawals SET status = $1, payout_step = $2, provider_reference = $3,
+		failure_reason = $4, tries = $5, next_run_at = $6, lease_owner = $7, leased_until = $8, updated_at = $9
+		WHERE id = $10`,
+		w.Status, w.PayoutStep, w.ProviderReference, w.FailureReason, w.Tries, zeroNull(w.NextRunAt),
+		w.LeaseOwner, zeroNull(w.LeasedUntil), w.UpdatedAt, w.ID)
+}
+
+// ClaimDuePayouts selects, locks and leases in one statement
+// (claimPayoutsQuery). A Limit of zero or less claims nothing.
+func (t *tx) ClaimDuePayouts(ctx context.Context, p engine.ClaimParams) ([]*engine.Withdrawal, error) {
+	if p.Limit <= 0 {
+		return nil, nil
+	}
+	out, err := queryList(ctx, t, scanWithdrawal, claimPayoutsQuery, p.Owner, zeroNull(p.LeasedUntil), p.Now, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	// RETURNING's row order is unspecified.
+	slices.SortFunc(out, func(a, b *engine.Withdrawal) int {
+		return cmp.Or(a.NextRunAt.Compare(b.NextRunAt), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
