@@ -1,0 +1,109 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// The sandbox provider's payments and payouts are written outside the
+// engine's transactions, by methods of the store itself.
+
+func testSandboxPayments(t *testing.T, s Store) {
+	ctx := context.Background()
+	completed := &engine.ProviderTransaction{
+		Channel: engine.ChannelBkash, TransactionID: "TRX1", Type: engine.TransactionCashOut,
+		Status: engine.TransactionCompleted, Amount: dec("1234.50"), Currency: engine.Currency,
+		PayerPhone: "01711111111", RecipientPhone: "01800000000",
+		CompletedAt: base, TimePrecision: time.Minute + 7*time.Nanosecond,
+	}
+	// A pending payment into a checkout: no recipient, no completion time.
+	pending := &engine.ProviderTransaction{
+		Channel: engine.ChannelNagad, TransactionID: "TRX1", Type: engine.TransactionPayment,
+		Status: engine.TransactionPending, Amount: dec("0.01"), Currency: engine.Currency,
+		PayerPhone: "01711111111",
+	}
+	for _, p := range []*engine.ProviderTransaction{completed, pending} {
+		if err := s.RecordSandboxPayment(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []*engine.ProviderTransaction{completed, pending} {
+		got, err := s.GetSandboxPayment(ctx, want.Channel, want.TransactionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertEqual(t, got, want)
+	}
+	if got, err := s.GetSandboxPayment(ctx, engine.ChannelBkash, "TRX1"); err != nil || !got.Amount.Equal(dec("1234.5")) {
+		t.Errorf("completed payment: %v, %v", got, err)
+	}
+	if got, err := s.GetSandboxPayment(ctx, engine.ChannelNagad, "TRX1"); err != nil || !got.CompletedAt.IsZero() {
+		t.Errorf("pending payment: %v, %v, want a zero completion time", got, err)
+	}
+
+	dup := *completed
+	dup.Amount = dec("1")
+	wantDuplicate(t, "duplicate payment", s.RecordSandboxPayment(ctx, &dup))
+	_, err := s.GetSandboxPayment(ctx, engine.ChannelBkash, "TRX2")
+	wantNotFound(t, "unknown payment", err)
+}
+
+func testSandboxPayouts(t *testing.T, s Store) {
+	ctx := context.Background()
+	pending := &engine.Payout{
+		IdempotencyKey: "wdr_1:1", Reference: "SBX-PAYOUT-1", Method: "bkash", Account: "01711111111",
+		Amount: dec("1234.50"), Status: engine.PayoutPending, CreatedAt: base,
+	}
+	failed := &engine.Payout{
+		IdempotencyKey: "wdr_2:1", Reference: "SBX-PAYOUT-2", Method: "bank", Account: "1234567890123",
+		Amount: dec("0.01"), Status: engine.PayoutFailed, Reason: "account closed ☹",
+		CreatedAt: base, CompletedAt: base.Add(time.Second),
+	}
+	for _, p := range []*engine.Payout{pending, failed} {
+		if err := s.CreateSandboxPayout(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(key string) *engine.Payout {
+		t.Helper()
+		p, err := s.GetSandboxPayout(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, want := range []*engine.Payout{pending, failed} {
+		assertEqual(t, get(want.IdempotencyKey), want)
+	}
+	if got := get("wdr_1:1"); !got.CompletedAt.IsZero() || !got.Amount.Equal(dec("1234.5")) {
+		t.Errorf("pending payout: amount %s, completed %v", got.Amount, got.CompletedAt)
+	}
+
+	dup := *pending
+	dup.Reference, dup.Amount = "SBX-OTHER", dec("1")
+	wantDuplicate(t, "duplicate payout", s.CreateSandboxPayout(ctx, &dup))
+	assertEqual(t, get("wdr_1:1"), pending)
+
+	// Update writes the outcome and nothing else.
+	pending.Status, pending.Reference, pending.CompletedAt = engine.PayoutSucceeded, "SBX-PAYOUT-1b", base.Add(time.Minute)
+	changed := *pending
+	changed.Method, changed.Account, changed.Amount, changed.CreatedAt = "nagad", "x", dec("9"), base.Add(time.Hour)
+	if err := s.UpdateSandboxPayout(ctx, &changed); err != nil {
+		t.Fatal(err)
+	}
+	assertEqual(t, get("wdr_1:1"), pending)
+	// And can take a completion back to none.
+	failed.Status, failed.Reason, failed.CompletedAt = engine.PayoutPending, "", time.Time{}
+	if err := s.UpdateSandboxPayout(ctx, failed); err != nil {
+		t.Fatal(err)
+	}
+	assertEqual(t, get("wdr_2:1"), failed)
+
+	_, err := s.GetSandboxPayout(ctx, "wdr_x:1")
+	wantNotFound(t, "unknown payout", err)
+	wantNotFound(t, "update of an unknown payout",
+		s.UpdateSandboxPayout(ctx, &engine.Payout{IdempotencyKey: "wdr_x:1", Status: engine.PayoutFailed}))
+}

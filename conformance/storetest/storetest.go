@@ -1,0 +1,140 @@
+// Package storetest is the suite every payd store must pass, in the manner
+// of River's riverdrivertest: each adapter's own test calls Exercise with a
+// constructor, so SQLite and Postgres are held to one definition of every
+// operation, constraint and concurrency property. It imports no adapter.
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// Store is what the suite exercises: the engine's Store and the sandbox
+// provider's durable payments and payouts.
+type Store interface {
+	engine.Store
+	RecordSandboxPayment(ctx context.Context, p *engine.ProviderTransaction) error
+	GetSandboxPayment(ctx context.Context, channel, transactionID string) (*engine.ProviderTransaction, error)
+	CreateSandboxPayout(ctx context.Context, p *engine.Payout) error
+	GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, error)
+	UpdateSandboxPayout(ctx context.Context, p *engine.Payout) error
+}
+
+// Exercise runs the suite. newStore must return a new, empty, migrated
+// store each time it is called; the suite closes it.
+//
+// Every subtest gets a store of its own and runs in parallel with the
+// others, so a store must not share state between the stores newStore
+// returns.
+func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
+	t.Helper()
+	type test struct {
+		name string
+		fn   func(t *testing.T, s Store)
+	}
+	groups := []struct {
+		name  string
+		tests []test
+	}{
+		{"Organizations", []test{
+			{"RoundTrip", testOrganizationRoundTrip},
+			{"MethodFees", testMethodFeesRoundTrip},
+			{"NotFound", testOrganizationNotFound},
+		}},
+		{"APIKeys", []test{
+			{"RoundTrip", testAPIKeyRoundTrip},
+			{"NotFound", testAPIKeyNotFound},
+		}},
+		{"Wallets", []test{
+			{"RoundTrip", testWalletRoundTrip},
+			{"NotFound", testWalletNotFound},
+			{"List", testListWallets},
+			{"DepositAmounts", testWalletDepositAmounts},
+			{"MissingOrganization", testWalletOfMissingOrganization},
+		}},
+		{"Deposits", []test{
+			{"RoundTrip", testDepositRoundTrip},
+			{"NotFound", testDepositNotFound},
+			{"LockAndListExpirable", testLockAndListExpirableDeposits},
+		}},
+		{"Attempts", []test{
+			{"RoundTrip", testAttemptRoundTrip},
+			{"DuplicateTransactionID", testAttemptDuplicateTransactionID},
+			{"Claim", testClaimQueue(attemptQueue)},
+		}},
+		{"Ledger", []test{
+			{"RoundTrip", testJournalRoundTrip},
+			{"Actor", testJournalActor},
+			{"BalancesExact", testAccountBalancesExact},
+			{"RejectsSubPoisha", testJournalRejectsSubPoisha},
+		}},
+		{"Events", []test{
+			{"RoundTrip", testEventRoundTrip},
+		}},
+		{"Withdrawals", []test{
+			{"RoundTrip", testWithdrawalRoundTrip},
+			{"DuplicateMerchantID", testWithdrawalDuplicateMerchantID},
+			{"Claim", testClaimQueue(payoutQueue)},
+		}},
+		{"Webhooks", []test{
+			{"EndpointRoundTrip", testWebhookEndpointRoundTrip},
+			{"ListEndpoints", testListWebhookEndpoints},
+			{"DeliveryRoundTrip", testDeliveryRoundTrip},
+			{"NotFound", testWebhookNotFound},
+			{"DeliveryAttempts", testDeliveryAttempts},
+			{"ListDeliveries", testListDeliveries},
+			{"DeleteEndpointCascades", testDeleteWebhookEndpointCascades},
+			{"ClaimDeliveries", testClaimDueDeliveries},
+			{"ClaimDeliveriesPerEndpointAndExclude", testClaimDeliveriesPerEndpointAndExclude},
+			{"ClaimDeliveriesPerEndpointCap", testClaimDeliveriesPerEndpointCap},
+		}},
+		{"Sandbox", []test{
+			{"Payments", testSandboxPayments},
+			{"Payouts", testSandboxPayouts},
+		}},
+		{"Transactions", []test{
+			{"Commit", testCommit},
+			{"RollbackOnError", testRollbackOnError},
+			{"RollbackOnPanic", testRollbackOnPanic},
+			{"ErrorsUnchanged", testErrorsUnchanged},
+			{"ReadTxIsReadOnly", testReadTxIsReadOnly},
+			{"ReadTxSeesNoUncommittedWrites", testReadTxSeesNoUncommittedWrites},
+			{"ReadTxSnapshot", testReadTxSnapshot},
+		}},
+		{"Concurrency", []test{
+			{"SameDepositMerchantID", testConcurrentSameDepositMerchantID},
+			{"SameWithdrawalMerchantID", testConcurrentSameWithdrawalMerchantID},
+			{"WritersAndReaders", testConcurrentWritersAndReaders},
+			{"AttemptClaims", testConcurrentAttemptClaims},
+			{"PayoutClaims", testConcurrentPayoutClaims},
+			{"DeliveryClaims", testConcurrentDeliveryClaims},
+			{"LockOrganization", testLockOrganizationSerializes},
+			{"LockDeposit", testLockDepositSerializes},
+		}},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range g.tests {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					c.fn(t, open(t, newStore))
+				})
+			}
+		})
+	}
+}
+
+// open returns a new store that is closed when t ends.
+func open(t *testing.T, newStore func(t *testing.T) Store) Store {
+	t.Helper()
+	s := newStore(t)
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}

@@ -1,0 +1,168 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// wantOrgs checks which of ids exist, and that the store still takes a
+// write (a transaction left open could hold its only writer).
+func wantOrgs(t *testing.T, s Store, exist map[string]bool) {
+	t.Helper()
+	create(t, s, engine.Tx.CreateOrganization, newOrg("org_after"))
+	read(t, s, func(ctx context.Context, tx engine.Tx) error {
+		for id, want := range exist {
+			_, err := tx.GetOrganization(ctx, id)
+			switch {
+			case want && err != nil:
+				t.Errorf("%s: %v, want it there", id, err)
+			case !want && err != engine.ErrNotFound:
+				t.Errorf("%s: %v, want ErrNotFound", id, err)
+			}
+		}
+		return nil
+	})
+}
+
+func testCommit(t *testing.T, s Store) {
+	write(t, s, func(ctx context.Context, tx engine.Tx) error {
+		if err := tx.CreateOrganization(ctx, newOrg("org_1")); err != nil {
+			return err
+		}
+		// A transaction reads its own writes.
+		if _, err := tx.GetOrganization(ctx, "org_1"); err != nil {
+			return fmt.Errorf("own write: %w", err)
+		}
+		return tx.CreateOrganization(ctx, newOrg("org_2"))
+	})
+	wantOrgs(t, s, map[string]bool{"org_1": true, "org_2": true})
+}
+
+func testRollbackOnError(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_0")
+	err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+		if err := tx.CreateOrganization(ctx, newOrg("org_err")); err != nil {
+			return err
+		}
+		org := newOrg("org_0")
+		org.Name = "changed"
+		if err := tx.UpdateOrganization(ctx, org); err != nil {
+			return err
+		}
+		return errors.New("no")
+	})
+	if err == nil {
+		t.Fatal("InTx succeeded")
+	}
+	wantOrgs(t, s, map[string]bool{"org_err": false, "org_0": true})
+	if got := getOrg(t, s, "org_0"); got.Name != newOrg("org_0").Name {
+		t.Errorf("update rolled back to name %q", got.Name)
+	}
+}
+
+func testRollbackOnPanic(t *testing.T, s Store) {
+	func() {
+		defer func() {
+			if p := recover(); p != "boom" {
+				t.Errorf("recovered %v, want the fn's panic", p)
+			}
+		}()
+		_ = s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+			if err := tx.CreateOrganization(ctx, newOrg("org_panic")); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	wantOrgs(t, s, map[string]bool{"org_panic": false})
+}
+
+// InTx and ReadTx return fn's error itself, so that the engine can tell
+// its own errors and a store's sentinels apart.
+func testErrorsUnchanged(t *testing.T, s Store) {
+	ctx := context.Background()
+	sentinel := &engine.Error{Code: engine.CodeForbidden, Message: "no"}
+	wrapped := fmt.Errorf("wrapped: %w", sentinel)
+	err := s.InTx(ctx, func(ctx context.Context, tx engine.Tx) error {
+		if err := tx.CreateOrganization(ctx, newOrg("org_err")); err != nil {
+			return err
+		}
+		return wrapped
+	})
+	var e *engine.Error
+	if err != wrapped || !errors.As(err, &e) || e != sentinel {
+		t.Errorf("InTx returned %v, want the fn's error", err)
+	}
+	if err := s.ReadTx(ctx, func(context.Context, engine.Tx) error { return wrapped }); err != wrapped {
+		t.Errorf("ReadTx returned %v, want the fn's error", err)
+	}
+	// A store's own sentinels pass through as they are.
+	mustOrgs(t, s, "org_1")
+	wantDuplicate(t, "InTx of a duplicate", try(s, engine.Tx.CreateOrganization, newOrg("org_1")))
+	wantNotFound(t, "InTx of a missing row", s.InTx(ctx, func(ctx context.Context, tx engine.Tx) error {
+		_, err := tx.GetOrganization(ctx, "org_x")
+		return err
+	}))
+	wantOrgs(t, s, map[string]bool{"org_err": false, "org_1": true})
+}
+
+func testReadTxIsReadOnly(t *testing.T, s Store) {
+	err := s.ReadTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+		return tx.CreateOrganization(ctx, newOrg("org_1"))
+	})
+	if err == nil {
+		t.Error("ReadTx allowed a write")
+	}
+	wantOrgs(t, s, map[string]bool{"org_1": false})
+}
+
+// A write is invisible to other transactions until it commits.
+func testReadTxSeesNoUncommittedWrites(t *testing.T, s Store) {
+	write(t, s, func(ctx context.Context, tx engine.Tx) error {
+		if err := tx.CreateOrganization(ctx, newOrg("org_1")); err != nil {
+			return err
+		}
+		err := s.ReadTx(ctx, func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.GetOrganization(ctx, "org_1")
+			return err
+		})
+		if err != engine.ErrNotFound {
+			t.Errorf("uncommitted organization read: %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	wantOrgs(t, s, map[string]bool{"org_1": true})
+}
+
+// ReadTx reads one snapshot: a write committed while it runs is not in it.
+func testReadTxSnapshot(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	written := false
+	read(t, s, func(ctx context.Context, tx engine.Tx) error {
+		before, err := tx.ListOrganizations(ctx)
+		if err != nil {
+			return err
+		}
+		// ReadTx may run fn again: write only once.
+		if !written {
+			create(t, s, engine.Tx.CreateOrganization, newOrg("org_2"))
+			written = true
+		}
+		after, err := tx.ListOrganizations(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.GetOrganization(ctx, "org_2"); err != engine.ErrNotFound {
+			t.Errorf("organization committed during the ReadTx: %v, want ErrNotFound", err)
+		}
+		if len(before) != 1 || len(after) != 1 {
+			t.Errorf("ReadTx listed %d then %d organizations, want 1 and 1", len(before), len(after))
+		}
+		return nil
+	})
+	wantOrgs(t, s, map[string]bool{"org_1": true, "org_2": true})
+}

@@ -1,0 +1,117 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/shopspring/decimal"
+)
+
+func getWithdrawal(t *testing.T, s Store, orgID, id string) *engine.Withdrawal {
+	t.Helper()
+	return get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Withdrawal, error) {
+		return tx.GetWithdrawal(ctx, orgID, id)
+	})
+}
+
+func testWithdrawalRoundTrip(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1", "org_2")
+	// Metadata is kept byte for byte: spacing, key order, escapes.
+	metadata := []byte(`{"z": 1, "a" :"☃ \u00e9",  "n":1.50}`)
+	leased := &engine.Withdrawal{
+		ID: "wdr_1", OrganizationID: "org_1", MerchantID: "order-1 ☕",
+		Amount: dec("1234.50"), Commission: dec("12.35"),
+		PaymentMethod: "bank", Account: "1234567890123", Metadata: metadata,
+		Status: engine.WithdrawalProcessing, PayoutStep: engine.PayoutSent, ProviderReference: "PAYOUT-77",
+		FailureReason: "timeout on try 2", Tries: 3,
+		NextRunAt: base.Add(time.Minute), LeaseOwner: "worker-1", LeasedUntil: base.Add(90 * time.Second),
+		CreatedAt: base, UpdatedAt: base.Add(time.Microsecond),
+	}
+	// Never leased, no next run, nothing optional: the zero values.
+	bare := &engine.Withdrawal{
+		ID: "wdr_2", OrganizationID: "org_1", MerchantID: "order-2",
+		Amount: dec("0.01"), Commission: decimal.Decimal{},
+		PaymentMethod: "nagad", Account: "01811111111", Status: engine.WithdrawalSucceeded,
+		CreatedAt: base, UpdatedAt: base,
+	}
+	create(t, s, engine.Tx.CreateWithdrawal, leased, bare)
+	for _, want := range []*engine.Withdrawal{leased, bare} {
+		assertEqual(t, getWithdrawal(t, s, "org_1", want.ID), want)
+	}
+	got := getWithdrawal(t, s, "org_1", "wdr_1")
+	if !bytes.Equal(got.Metadata, metadata) {
+		t.Errorf("metadata = %q, want %q", got.Metadata, metadata)
+	}
+	if !got.Amount.Equal(dec("1234.5")) || !got.Commission.Equal(dec("12.35")) {
+		t.Errorf("amount %s, commission %s", got.Amount, got.Commission)
+	}
+	got = getWithdrawal(t, s, "org_1", "wdr_2")
+	if !got.NextRunAt.IsZero() || !got.LeasedUntil.IsZero() || len(got.Metadata) != 0 {
+		t.Errorf("bare withdrawal read back with next run %v, lease until %v, metadata %q",
+			got.NextRunAt, got.LeasedUntil, got.Metadata)
+	}
+
+	wantAllNotFound(t, s, calls{
+		"GetWithdrawal/other org": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.GetWithdrawal(ctx, "org_2", "wdr_1")
+			return err
+		},
+		"GetWithdrawal": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.GetWithdrawal(ctx, "org_1", "wdr_x")
+			return err
+		},
+		"GetWithdrawal/no org": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.GetWithdrawal(ctx, "", "wdr_1")
+			return err
+		},
+	}, calls{
+		"UpdateWithdrawal": func(ctx context.Context, tx engine.Tx) error {
+			return tx.UpdateWithdrawal(ctx, newWithdrawal("wdr_x", "org_1", "x"))
+		},
+	})
+
+	// Update moves the payout fields and leaves the request alone.
+	leased.Status, leased.PayoutStep, leased.ProviderReference = engine.WithdrawalFailed, engine.PayoutSettled, "PAYOUT-78"
+	leased.FailureReason, leased.Tries = "insufficient provider float", 4
+	leased.NextRunAt, leased.LeaseOwner, leased.LeasedUntil = time.Time{}, "", time.Time{}
+	leased.UpdatedAt = base.Add(time.Hour)
+	bare.Status, bare.PayoutStep = engine.WithdrawalProcessing, engine.PayoutToSend
+	bare.NextRunAt, bare.LeaseOwner, bare.LeasedUntil = base.Add(time.Second), "worker-2", base.Add(time.Minute)
+	bare.UpdatedAt = base.Add(2 * time.Hour)
+	write(t, s, func(ctx context.Context, tx engine.Tx) error {
+		for _, w := range []*engine.Withdrawal{leased, bare} {
+			changed := *w
+			changed.OrganizationID, changed.MerchantID, changed.Amount = "org_2", "other", dec("1")
+			changed.Account, changed.Metadata, changed.CreatedAt = "x", []byte("[]"), base.Add(time.Hour)
+			if err := tx.UpdateWithdrawal(ctx, &changed); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, want := range []*engine.Withdrawal{leased, bare} {
+		assertEqual(t, getWithdrawal(t, s, "org_1", want.ID), want)
+	}
+}
+
+func testWithdrawalDuplicateMerchantID(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1", "org_2")
+	create(t, s, engine.Tx.CreateWithdrawal, newWithdrawal("wdr_1", "org_1", "m1"))
+	for name, w := range map[string]*engine.Withdrawal{
+		"same merchant_id": newWithdrawal("wdr_2", "org_1", "m1"),
+		"same id":          newWithdrawal("wdr_1", "org_2", "m9"),
+	} {
+		wantDuplicate(t, name, try(s, engine.Tx.CreateWithdrawal, w))
+	}
+	// The same merchant_id in another organization is another withdrawal.
+	create(t, s, engine.Tx.CreateWithdrawal, newWithdrawal("wdr_3", "org_2", "m1"), newWithdrawal("wdr_4", "org_1", "m2"))
+	if w := getWithdrawal(t, s, "org_2", "wdr_3"); w.MerchantID != "m1" {
+		t.Errorf("wdr_3 has merchant_id %s", w.MerchantID)
+	}
+	// The organization must exist.
+	wantInternal(t, "withdrawal of an unknown organization",
+		try(s, engine.Tx.CreateWithdrawal, newWithdrawal("wdr_5", "org_x", "m1")))
+}
