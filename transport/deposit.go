@@ -13,7 +13,7 @@ const maxIDLength = 64
 // body is parsed before its fields are read: the mode decides whether the
 // signature is required, and nothing is validated before it is checked.
 func (s *server) createDeposit(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.authenticate(r)
+	p, err := s.admit(w, r, classDefault)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (s *server) createDeposit(w http.ResponseWriter, r *http.Request) error {
 // signature, so the deposit is found first; another organization's deposit
 // is not found before any signature is looked at.
 func (s *server) getDeposit(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.authenticate(r)
+	p, err := s.admit(w, r, classDefault)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ type sandboxPaymentView struct {
 // recordSandboxPayment serves POST {prefix}/sandbox/payments (bearer): a
 // wallet payment as a payer would make it, for lookups to find.
 func (s *server) recordSandboxPayment(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.authenticate(r); err != nil {
+	if _, err := s.admit(w, r, classDefault); err != nil {
 		return err
 	}
 	body, err := readBody(r.Body, MaxBodyBytes)
@@ -75,7 +75,7 @@ func (s *server) recordSandboxPayment(w http.ResponseWriter, r *http.Request) er
 // {"enabled": true|false}: while enabled, provider lookups fail as if the
 // wallet API were down, and attempts wait as delayed.
 func (s *server) setSandboxOutage(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.authenticate(r); err != nil {
+	if _, err := s.admit(w, r, classDefault); err != nil {
 		return err
 	}
 	body, err := readBody(r.Body, MaxBodyBytes)

@@ -63,6 +63,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Sandbox, when set, mounts the sandbox endpoints (test mode only).
 	Sandbox Sandbox
+	// RateLimits are per API key; the zero value means no limits.
+	RateLimits RateLimits
 }
 
 type server struct {
@@ -70,6 +72,8 @@ type server struct {
 	prefix  string
 	logger  *slog.Logger
 	sandbox Sandbox
+	// limiters by requestClass.
+	limiters [3]*limiter
 }
 
 // NewHandler returns the handler of the API under cfg.Prefix and of the
@@ -79,6 +83,9 @@ func NewHandler(cfg Config) http.Handler {
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
+	s.limiters[classDefault] = newLimiter(cfg.RateLimits.Default, time.Now)
+	s.limiters[classVerify] = newLimiter(cfg.RateLimits.Verify, time.Now)
+	s.limiters[classWithdraw] = newLimiter(cfg.RateLimits.Withdraw, time.Now)
 	mux := http.NewServeMux()
 	s.route(mux, "/v1/deposits", map[string]handlerFunc{http.MethodPost: s.createDeposit})
 	s.route(mux, "/v1/deposits/{id}", map[string]handlerFunc{http.MethodGet: s.getDeposit})

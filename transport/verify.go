@@ -29,7 +29,7 @@ type resolvedAttempt struct {
 
 // verifyDeposit serves POST /v1/deposits/{id}/verify: always signed.
 func (s *server) verifyDeposit(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.authenticate(r)
+	p, err := s.admit(w, r, classVerify)
 	if err != nil {
 		return err
 	}

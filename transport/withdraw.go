@@ -8,7 +8,7 @@ import (
 
 // createWithdrawal serves POST /v1/withdraws (bearer only).
 func (s *server) createWithdrawal(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.authenticate(r)
+	p, err := s.admit(w, r, classWithdraw)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (s *server) createWithdrawal(w http.ResponseWriter, r *http.Request) error 
 
 // getWithdrawal serves GET /v1/withdraws/{id} (bearer only).
 func (s *server) getWithdrawal(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.authenticate(r)
+	p, err := s.admit(w, r, classDefault)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ type balanceView struct {
 
 // getBalance serves GET /v1/balance (bearer), the contract's extension.
 func (s *server) getBalance(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.authenticate(r)
+	p, err := s.admit(w, r, classDefault)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (s *server) getBalance(w http.ResponseWriter, r *http.Request) error {
 // completes the withdrawal's payout that way, and the payout worker picks
 // the outcome up at once.
 func (s *server) settleSandboxWithdrawal(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.authenticate(r)
+	p, err := s.admit(w, r, classDefault)
 	if err != nil {
 		return err
 	}
