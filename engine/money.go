@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/shopspring/decimal"
 )
@@ -19,7 +20,8 @@ const Currency = "BDT"
 
 // ParseAmount parses a request amount exactly as the contract spells it.
 func ParseAmount(field, s string) (decimal.Decimal, error) {
-	if len(s) > maxAmountDigits+3 || !amountPattern.MatchString(s) {
+	intPart, _, _ := strings.Cut(s, ".")
+	if len(intPart) > maxAmountDigits || len(s) > maxAmountDigits+3 || !amountPattern.MatchString(s) {
 		return decimal.Decimal{}, Invalid(field, "must be a plain positive decimal with at most 2 decimal places")
 	}
 	d, err := decimal.NewFromString(s)
