@@ -11,6 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/postgres"
+	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
 
@@ -143,8 +145,9 @@ func (p *fakeProvider) setDown(down bool) {
 type fixture struct {
 	t        *testing.T
 	ctx      context.Context
-	path     string
-	store    *sqlite.Store
+	kind     string // "sqlite" or "postgres"
+	dsn      string // the SQLite path or the Postgres URL
+	store    engine.Store
 	clock    *clock.Mock
 	provider *fakeProvider
 	keyring  *engine.Keyring
@@ -155,9 +158,27 @@ type fixture struct {
 
 var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
-func newFixture(t *testing.T) *fixture {
+// stores are the store kinds every lifecycle test runs on.
+var stores = []string{"sqlite", "postgres"}
+
+// onEachStore runs fn as a subtest per store kind. The Postgres one skips,
+// saying so, unless PAYD_TEST_POSTGRES_URL is set.
+func onEachStore(t *testing.T, fn func(t *testing.T, newFixture func(t *testing.T) *fixture)) {
+	for _, kind := range stores {
+		t.Run(kind, func(t *testing.T) {
+			fn(t, func(t *testing.T) *fixture { return newFixtureOn(t, kind) })
+		})
+	}
+}
+
+func newFixtureOn(t *testing.T, kind string) *fixture {
 	t.Helper()
-	f := &fixture{t: t, ctx: context.Background(), path: filepath.Join(t.TempDir(), "payd.db"), clock: clock.NewMock(), provider: newFakeProvider()}
+	f := &fixture{t: t, ctx: context.Background(), kind: kind, clock: clock.NewMock(), provider: newFakeProvider()}
+	if kind == "postgres" {
+		f.dsn = pgtest.URL(t)
+	} else {
+		f.dsn = filepath.Join(t.TempDir(), "payd.db")
+	}
 	f.clock.Set(t0)
 	var err error
 	if f.keyring, err = engine.NewKeyring(make([]byte, engine.MasterKeySize)); err != nil {
@@ -181,7 +202,12 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) open() {
 	f.t.Helper()
 	var err error
-	if f.store, err = sqlite.Open(f.ctx, f.path); err != nil {
+	if f.kind == "postgres" {
+		f.store, err = postgres.Open(f.ctx, f.dsn)
+	} else {
+		f.store, err = sqlite.Open(f.ctx, f.dsn)
+	}
+	if err != nil {
 		f.t.Fatal(err)
 	}
 	f.eng, err = engine.New(engine.Config{Store: f.store, Provider: f.provider, Clock: f.clock, Keyring: f.keyring})

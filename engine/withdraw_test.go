@@ -61,216 +61,226 @@ func (f *fixture) payouts() int {
 }
 
 func TestWithdrawalRules(t *testing.T) {
-	f := newFixture(t)
-	org := f.withdrawalOrg("100000")
-	tests := []struct {
-		name, method, phone, amount, merchantID string
-		wantCode, wantField                     string
-	}{
-		{"wallet minimum", "bkash", "01712345678", "100", "r1", "", ""},
-		{"wallet maximum", "nagad", "+8801712345678", "25000", "r2", "", ""},
-		{"upay", "upay", "8801712345678", "150.50", "r3", "", ""},
-		{"bank minimum", "bank", "1234567890", "50000", "r4", "", ""},
-		{"wallet below minimum", "bkash", "01712345678", "99.99", "r5", "invalid_request", "amount"},
-		{"wallet above maximum", "bkash", "01712345678", "25000.01", "r6", "invalid_request", "amount"},
-		{"bank below minimum", "bank", "1234567890", "49999.99", "r7", "invalid_request", "amount"},
-		{"bank above maximum", "bank", "1234567890", "300000.01", "r8", "invalid_request", "amount"},
-		{"amount syntax", "bkash", "01712345678", "1e3", "r9", "invalid_request", "amount"},
-		{"unknown method", "paypal", "01712345678", "100", "r10", "invalid_request", "payment_method"},
-		{"deposit-only method", "bkash_agent", "01712345678", "100", "r11", "invalid_request", "payment_method"},
-		{"wallet with a bad phone", "bkash", "01212345678", "100", "r12", "invalid_request", "phone"},
-		{"wallet with an account number", "nagad", "1234567890", "100", "r13", "invalid_request", "phone"},
-		{"bank account too short", "bank", "1234567", "50000", "r14", "invalid_request", "phone"},
-		{"bank account too long", "bank", "123456789012345678901", "50000", "r15", "invalid_request", "phone"},
-		{"bank account with letters", "bank", "12345678AB", "50000", "r16", "invalid_request", "phone"},
-		{"empty merchant_id", "bkash", "01712345678", "100", "", "invalid_request", "merchant_id"},
-		{"merchant_id reused", "bkash", "01712345678", "100", "r1", "merchant_id_exists", "merchant_id"},
-		{"merchant_id reused with other fields", "bank", "1234567890", "60000", "r1", "merchant_id_exists", "merchant_id"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w, err := f.withdraw(org, tt.method, tt.phone, tt.amount, tt.merchantID)
-			if tt.wantCode == "" {
-				if err != nil || w.Status != "processing" {
-					t.Fatalf("%v %+v", err, w)
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("100000")
+		tests := []struct {
+			name, method, phone, amount, merchantID string
+			wantCode, wantField                     string
+		}{
+			{"wallet minimum", "bkash", "01712345678", "100", "r1", "", ""},
+			{"wallet maximum", "nagad", "+8801712345678", "25000", "r2", "", ""},
+			{"upay", "upay", "8801712345678", "150.50", "r3", "", ""},
+			{"bank minimum", "bank", "1234567890", "50000", "r4", "", ""},
+			{"wallet below minimum", "bkash", "01712345678", "99.99", "r5", "invalid_request", "amount"},
+			{"wallet above maximum", "bkash", "01712345678", "25000.01", "r6", "invalid_request", "amount"},
+			{"bank below minimum", "bank", "1234567890", "49999.99", "r7", "invalid_request", "amount"},
+			{"bank above maximum", "bank", "1234567890", "300000.01", "r8", "invalid_request", "amount"},
+			{"amount syntax", "bkash", "01712345678", "1e3", "r9", "invalid_request", "amount"},
+			{"unknown method", "paypal", "01712345678", "100", "r10", "invalid_request", "payment_method"},
+			{"deposit-only method", "bkash_agent", "01712345678", "100", "r11", "invalid_request", "payment_method"},
+			{"wallet with a bad phone", "bkash", "01212345678", "100", "r12", "invalid_request", "phone"},
+			{"wallet with an account number", "nagad", "1234567890", "100", "r13", "invalid_request", "phone"},
+			{"bank account too short", "bank", "1234567", "50000", "r14", "invalid_request", "phone"},
+			{"bank account too long", "bank", "123456789012345678901", "50000", "r15", "invalid_request", "phone"},
+			{"bank account with letters", "bank", "12345678AB", "50000", "r16", "invalid_request", "phone"},
+			{"empty merchant_id", "bkash", "01712345678", "100", "", "invalid_request", "merchant_id"},
+			{"merchant_id reused", "bkash", "01712345678", "100", "r1", "merchant_id_exists", "merchant_id"},
+			{"merchant_id reused with other fields", "bank", "1234567890", "60000", "r1", "merchant_id_exists", "merchant_id"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				w, err := f.withdraw(org, tt.method, tt.phone, tt.amount, tt.merchantID)
+				if tt.wantCode == "" {
+					if err != nil || w.Status != "processing" {
+						t.Fatalf("%v %+v", err, w)
+					}
+					return
 				}
-				return
-			}
-			var e *engine.Error
-			if !errors.As(err, &e) || e.Code != tt.wantCode || e.Message[:len(tt.wantField)+1] != tt.wantField+":" {
-				t.Fatalf("error %v, want %s on %s", err, tt.wantCode, tt.wantField)
-			}
-		})
-	}
+				var e *engine.Error
+				if !errors.As(err, &e) || e.Code != tt.wantCode || e.Message[:len(tt.wantField)+1] != tt.wantField+":" {
+					t.Fatalf("error %v, want %s on %s", err, tt.wantCode, tt.wantField)
+				}
+			})
+		}
 
-	disabled, err := f.eng.CreateOrganization(f.ctx, engine.OrganizationSettings{Name: ptr("No withdrawals")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.withdraw(disabled.Organization.ID, "bkash", "01712345678", "100", "x")
-	wantCode(t, err, "forbidden")
+		disabled, err := f.eng.CreateOrganization(f.ctx, engine.OrganizationSettings{Name: ptr("No withdrawals")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.withdraw(disabled.Organization.ID, "bkash", "01712345678", "100", "x")
+		wantCode(t, err, "forbidden")
 
-	f.provider.set(func(p *fakeProvider) { p.unavailable["upay"] = true })
-	_, err = f.withdraw(org, "upay", "01712345678", "100", "u1")
-	wantCode(t, err, "method_unavailable")
+		f.provider.set(func(p *fakeProvider) { p.unavailable["upay"] = true })
+		_, err = f.withdraw(org, "upay", "01712345678", "100", "u1")
+		wantCode(t, err, "method_unavailable")
+	})
 }
 
 func TestWithdrawalHoldSettleRelease(t *testing.T) {
-	f := newFixture(t)
-	org := f.withdrawalOrg("1000")
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("1000")
 
-	// 500 + (1% + 5) = 510 held.
-	w, err := f.withdraw(org, "bkash", "01712345678", "500", "w1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !w.Commission.Equal(dec("10")) {
-		t.Fatalf("commission %s, want 10", w.Commission)
-	}
-	f.wantBalance(org, "490", "510")
-	_, err = f.withdraw(org, "bkash", "01712345678", "485", "w2") // 485 + 9.85 > 490
-	wantCode(t, err, "insufficient_balance")
-	f.wantBalance(org, "490", "510")
+		// 500 + (1% + 5) = 510 held.
+		w, err := f.withdraw(org, "bkash", "01712345678", "500", "w1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !w.Commission.Equal(dec("10")) {
+			t.Fatalf("commission %s, want 10", w.Commission)
+		}
+		f.wantBalance(org, "490", "510")
+		_, err = f.withdraw(org, "bkash", "01712345678", "485", "w2") // 485 + 9.85 > 490
+		wantCode(t, err, "insufficient_balance")
+		f.wantBalance(org, "490", "510")
 
-	f.payouts() // sent: pending
-	got, _ := f.eng.GetWithdrawal(f.ctx, org, w.ID)
-	if got.Status != "processing" || got.PayoutStep != engine.PayoutSent || got.ProviderReference == "" {
-		t.Fatalf("after send: %+v", got)
-	}
-	f.provider.set(func(p *fakeProvider) { p.payoutOutcome = engine.PayoutSucceeded })
-	f.clock.Add(5 * time.Second)
-	f.payouts()
-	got, _ = f.eng.GetWithdrawal(f.ctx, org, w.ID)
-	if got.Status != "succeeded" {
-		t.Fatalf("after poll: %+v", got)
-	}
-	f.wantBalance(org, "490", "0")
-	wantEventTypes(t, f, w.ID, "withdraw.created", "withdraw.succeeded")
+		f.payouts() // sent: pending
+		got, _ := f.eng.GetWithdrawal(f.ctx, org, w.ID)
+		if got.Status != "processing" || got.PayoutStep != engine.PayoutSent || got.ProviderReference == "" {
+			t.Fatalf("after send: %+v", got)
+		}
+		f.provider.set(func(p *fakeProvider) { p.payoutOutcome = engine.PayoutSucceeded })
+		f.clock.Add(5 * time.Second)
+		f.payouts()
+		got, _ = f.eng.GetWithdrawal(f.ctx, org, w.ID)
+		if got.Status != "succeeded" {
+			t.Fatalf("after poll: %+v", got)
+		}
+		f.wantBalance(org, "490", "0")
+		wantEventTypes(t, f, w.ID, "withdraw.created", "withdraw.succeeded")
 
-	// A failed payout gives the hold back.
-	w3, err := f.withdraw(org, "nagad", "01712345678", "200", "w3") // 200 + 7 held
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.wantBalance(org, "283", "207")
-	f.provider.set(func(p *fakeProvider) { p.payoutOutcome = engine.PayoutFailed })
-	f.payouts()
-	f.clock.Add(5 * time.Second)
-	f.payouts()
-	got, _ = f.eng.GetWithdrawal(f.ctx, org, w3.ID)
-	if got.Status != "failed" || got.FailureReason != "rejected" {
-		t.Fatalf("failed payout: %+v", got)
-	}
-	f.wantBalance(org, "490", "0")
-	wantEventTypes(t, f, w3.ID, "withdraw.created", "withdraw.failed")
-	wantLedgerBalanced(t, f, org)
+		// A failed payout gives the hold back.
+		w3, err := f.withdraw(org, "nagad", "01712345678", "200", "w3") // 200 + 7 held
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.wantBalance(org, "283", "207")
+		f.provider.set(func(p *fakeProvider) { p.payoutOutcome = engine.PayoutFailed })
+		f.payouts()
+		f.clock.Add(5 * time.Second)
+		f.payouts()
+		got, _ = f.eng.GetWithdrawal(f.ctx, org, w3.ID)
+		if got.Status != "failed" || got.FailureReason != "rejected" {
+			t.Fatalf("failed payout: %+v", got)
+		}
+		f.wantBalance(org, "490", "0")
+		wantEventTypes(t, f, w3.ID, "withdraw.created", "withdraw.failed")
+		wantLedgerBalanced(t, f, org)
 
-	// Another organization sees none of it.
-	other := f.withdrawalOrg("0")
-	_, err = f.eng.GetWithdrawal(f.ctx, other, w.ID)
-	wantCode(t, err, "not_found")
+		// Another organization sees none of it.
+		other := f.withdrawalOrg("0")
+		_, err = f.eng.GetWithdrawal(f.ctx, other, w.ID)
+		wantCode(t, err, "not_found")
+	})
 }
 
 // TestPayoutTimeoutAfterPaying: the provider pays, then the answer is lost
 // to a timeout. The retried send carries the same idempotency key, so the
 // provider's book shows exactly one payout.
 func TestPayoutTimeoutAfterPaying(t *testing.T) {
-	f := newFixture(t)
-	org := f.withdrawalOrg("1000")
-	w, err := f.withdraw(org, "bkash", "01712345678", "500", "t1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.provider.set(func(p *fakeProvider) {
-		p.afterSend = func(*engine.Payout) (*engine.Payout, error) { return nil, context.DeadlineExceeded }
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("1000")
+		w, err := f.withdraw(org, "bkash", "01712345678", "500", "t1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.provider.set(func(p *fakeProvider) {
+			p.afterSend = func(*engine.Payout) (*engine.Payout, error) { return nil, context.DeadlineExceeded }
+		})
+		f.payouts()
+		f.provider.set(func(p *fakeProvider) { p.afterSend = nil; p.payoutOutcome = engine.PayoutSucceeded })
+		got, _ := f.eng.GetWithdrawal(f.ctx, org, w.ID)
+		if got.Status != "processing" || got.PayoutStep != engine.PayoutToSend {
+			t.Fatalf("after the timeout: %+v", got)
+		}
+		f.clock.Add(5 * time.Second)
+		f.payouts() // the retried send
+		f.clock.Add(5 * time.Second)
+		f.payouts()
+		got, _ = f.eng.GetWithdrawal(f.ctx, org, w.ID)
+		if got.Status != "succeeded" {
+			t.Fatalf("after the retry: %+v", got)
+		}
+		f.provider.mu.Lock()
+		sends, paid := f.provider.sends, len(f.provider.payouts)
+		f.provider.mu.Unlock()
+		if sends != 2 || paid != 1 {
+			t.Fatalf("provider saw %d sends and made %d payouts; want 2 and 1", sends, paid)
+		}
+		f.wantBalance(org, "490", "0")
 	})
-	f.payouts()
-	f.provider.set(func(p *fakeProvider) { p.afterSend = nil; p.payoutOutcome = engine.PayoutSucceeded })
-	got, _ := f.eng.GetWithdrawal(f.ctx, org, w.ID)
-	if got.Status != "processing" || got.PayoutStep != engine.PayoutToSend {
-		t.Fatalf("after the timeout: %+v", got)
-	}
-	f.clock.Add(5 * time.Second)
-	f.payouts() // the retried send
-	f.clock.Add(5 * time.Second)
-	f.payouts()
-	got, _ = f.eng.GetWithdrawal(f.ctx, org, w.ID)
-	if got.Status != "succeeded" {
-		t.Fatalf("after the retry: %+v", got)
-	}
-	f.provider.mu.Lock()
-	sends, paid := f.provider.sends, len(f.provider.payouts)
-	f.provider.mu.Unlock()
-	if sends != 2 || paid != 1 {
-		t.Fatalf("provider saw %d sends and made %d payouts; want 2 and 1", sends, paid)
-	}
-	f.wantBalance(org, "490", "0")
 }
 
 // TestConcurrentWithdrawals: a balance that covers exactly ten withdrawals,
 // and 200 goroutines asking for one each, against real SQLite.
 func TestConcurrentWithdrawals(t *testing.T) {
-	f := newFixture(t)
-	org, err := f.eng.CreateOrganization(f.ctx, engine.OrganizationSettings{Name: ptr("Race"), WithdrawalsEnabled: ptr(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := org.Organization.ID
-	// The contract's smallest wallet withdrawal is 100, so the issue's
-	// "balance 100, withdrawals of 10" is run at ten times the scale.
-	if _, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: id, Amount: "1000", Reason: "funding", Actor: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	results := race(200, func(i int) error {
-		_, err := f.withdraw(id, "bkash", "01712345678", "100", fmt.Sprintf("c%d", i))
-		return err
-	})
-	if results["ok"] != 10 || results["insufficient_balance"] != 190 {
-		t.Fatalf("outcomes %v, want 10 ok and 190 insufficient_balance", results)
-	}
-	f.wantBalance(id, "0.00", "1000")
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org, err := f.eng.CreateOrganization(f.ctx, engine.OrganizationSettings{Name: ptr("Race"), WithdrawalsEnabled: ptr(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := org.Organization.ID
+		// The contract's smallest wallet withdrawal is 100, so the issue's
+		// "balance 100, withdrawals of 10" is run at ten times the scale.
+		if _, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: id, Amount: "1000", Reason: "funding", Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		results := race(200, func(i int) error {
+			_, err := f.withdraw(id, "bkash", "01712345678", "100", fmt.Sprintf("c%d", i))
+			return err
+		})
+		if results["ok"] != 10 || results["insufficient_balance"] != 190 {
+			t.Fatalf("outcomes %v, want 10 ok and 190 insufficient_balance", results)
+		}
+		f.wantBalance(id, "0.00", "1000")
 
-	if _, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: id, Amount: "5000", Reason: "funding", Actor: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	results = race(20, func(int) error {
-		_, err := f.withdraw(id, "bkash", "01712345678", "100", "same")
-		return err
+		if _, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: id, Amount: "5000", Reason: "funding", Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		results = race(20, func(int) error {
+			_, err := f.withdraw(id, "bkash", "01712345678", "100", "same")
+			return err
+		})
+		if results["ok"] != 1 || results["merchant_id_exists"] != 19 {
+			t.Fatalf("identical merchant_id: %v", results)
+		}
+		f.wantBalance(id, "4900", "1100")
+		wantLedgerBalanced(t, f, id)
 	})
-	if results["ok"] != 1 || results["merchant_id_exists"] != 19 {
-		t.Fatalf("identical merchant_id: %v", results)
-	}
-	f.wantBalance(id, "4900", "1100")
-	wantLedgerBalanced(t, f, id)
 }
 
 func TestAdjustBalance(t *testing.T) {
-	f := newFixture(t)
-	org := f.withdrawalOrg("0")
-	if _, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: org, Amount: "250.50", Reason: "bonus", Actor: "ops"}); err != nil {
-		t.Fatal(err)
-	}
-	_, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: org, Amount: "-250.51", Reason: "clawback", Actor: "ops"})
-	wantCode(t, err, "insufficient_balance")
-	for _, p := range []engine.AdjustParams{
-		{OrganizationID: org, Amount: "0", Reason: "r", Actor: "a"},
-		{OrganizationID: org, Amount: "--1", Reason: "r", Actor: "a"},
-		{OrganizationID: org, Amount: "1.001", Reason: "r", Actor: "a"},
-		{OrganizationID: org, Amount: "1", Reason: " ", Actor: "a"},
-		{OrganizationID: org, Amount: "1", Reason: "r", Actor: ""},
-	} {
-		_, err := f.eng.AdjustBalance(f.ctx, p)
-		wantCode(t, err, "invalid_request")
-	}
-	j, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: org, Amount: "-50.50", Reason: "clawback", Actor: "ops"})
-	if err != nil || j.Actor != "ops" || j.Memo != "clawback" {
-		t.Fatalf("%v %+v", err, j)
-	}
-	f.wantBalance(org, "200", "0")
-	js, _ := f.eng.ListJournals(f.ctx, org)
-	if len(js) != 2 || js[1].Kind != engine.JournalAdjustment || js[1].Actor != "ops" {
-		t.Fatalf("journals %+v", js)
-	}
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("0")
+		if _, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: org, Amount: "250.50", Reason: "bonus", Actor: "ops"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: org, Amount: "-250.51", Reason: "clawback", Actor: "ops"})
+		wantCode(t, err, "insufficient_balance")
+		for _, p := range []engine.AdjustParams{
+			{OrganizationID: org, Amount: "0", Reason: "r", Actor: "a"},
+			{OrganizationID: org, Amount: "--1", Reason: "r", Actor: "a"},
+			{OrganizationID: org, Amount: "1.001", Reason: "r", Actor: "a"},
+			{OrganizationID: org, Amount: "1", Reason: " ", Actor: "a"},
+			{OrganizationID: org, Amount: "1", Reason: "r", Actor: ""},
+		} {
+			_, err := f.eng.AdjustBalance(f.ctx, p)
+			wantCode(t, err, "invalid_request")
+		}
+		j, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: org, Amount: "-50.50", Reason: "clawback", Actor: "ops"})
+		if err != nil || j.Actor != "ops" || j.Memo != "clawback" {
+			t.Fatalf("%v %+v", err, j)
+		}
+		f.wantBalance(org, "200", "0")
+		js, _ := f.eng.ListJournals(f.ctx, org)
+		if len(js) != 2 || js[1].Kind != engine.JournalAdjustment || js[1].Actor != "ops" {
+			t.Fatalf("journals %+v", js)
+		}
+	})
 }
 
 func wantEventTypes(t *testing.T, f *fixture, resourceID string, types ...string) {

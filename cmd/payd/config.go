@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
 
@@ -45,6 +46,13 @@ func envBool(name string) bool {
 	return v
 }
 
+func envFloat(name string, def float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
+		return v
+	}
+	return def
+}
+
 func envDuration(name string, def time.Duration) time.Duration {
 	if v, ok := os.LookupEnv(name); ok {
 		if d, err := time.ParseDuration(v); err == nil {
@@ -58,10 +66,11 @@ func isPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
-// openStore opens the database a DSN names and applies its migrations.
+// openStore opens the database a DSN names and applies its migrations: a
+// postgres:// URL selects Postgres, anything else is a SQLite file path.
 func openStore(ctx context.Context, dsn string) (paydStore, error) {
 	if isPostgres(dsn) {
-		return nil, errors.New("the postgres store is not part of this build yet; use a SQLite file path")
+		return postgres.Open(ctx, dsn)
 	}
 	return sqlite.Open(ctx, dsn)
 }

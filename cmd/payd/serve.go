@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -38,6 +39,10 @@ type appConfig struct {
 	sandbox   sandboxSettings
 	// webhooks posts events; nil means transport.NewWebhookClient(false).
 	webhooks engine.WebhookClient
+	// leaseDuration is how long a process owns claimed work (0: default).
+	leaseDuration time.Duration
+	// rateLimits are per API key; the zero value means none.
+	rateLimits transport.RateLimits
 }
 
 // sandboxSettings configure the sandbox provider's payouts.
@@ -68,14 +73,14 @@ func newApp(cfg appConfig) (*app, error) {
 	}
 	eng, err := engine.New(engine.Config{
 		Store: cfg.store, Provider: provider, Clock: cfg.clock, Keyring: cfg.keyring,
-		APIPrefix: cfg.apiPrefix, Logger: cfg.logger, Webhooks: cfg.webhooks,
+		APIPrefix: cfg.apiPrefix, Logger: cfg.logger, Webhooks: cfg.webhooks, LeaseDuration: cfg.leaseDuration,
 	})
 	if err != nil {
 		return nil, err
 	}
 	handler := transport.NewHandler(transport.Config{
 		Engine: eng, Prefix: cfg.apiPrefix, Logger: cfg.logger,
-		Sandbox: sandboxControl{provider, eng},
+		Sandbox: sandboxControl{provider, eng}, RateLimits: cfg.rateLimits,
 	})
 	return &app{engine: eng, sandbox: provider, handler: handler}, nil
 }
@@ -115,9 +120,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.DurationVar(&sb.payoutDelay, "sandbox-payout-delay", envDuration("PAYD_SANDBOX_PAYOUT_DELAY", 2*time.Second), "how long an auto sandbox payout stays pending (env PAYD_SANDBOX_PAYOUT_DELAY)")
 	unavailable := fs.String("sandbox-unavailable-methods", env("PAYD_SANDBOX_UNAVAILABLE_METHODS", ""), "comma-separated payout methods the sandbox refuses with 503 (env PAYD_SANDBOX_UNAVAILABLE_METHODS)")
 	allowPrivate := fs.Bool("webhook-allow-private", envBool("PAYD_WEBHOOK_ALLOW_PRIVATE"), "let webhooks reach loopback, private and link-local addresses, for local receivers (env PAYD_WEBHOOK_ALLOW_PRIVATE)")
+	leaseDuration := fs.Duration("lease-duration", envDuration("PAYD_LEASE_DURATION", time.Minute), "how long a process owns claimed background work; a killed process's work is taken over after it (env PAYD_LEASE_DURATION)")
+	rl := transport.DefaultRateLimits
+	fs.Float64Var(&rl.Default.PerSecond, "rate-limit", envFloat("PAYD_RATE_LIMIT", rl.Default.PerSecond), "requests per second per API key, bursts of twice that; 0 disables (env PAYD_RATE_LIMIT)")
+	fs.Float64Var(&rl.Verify.PerSecond, "rate-limit-verify", envFloat("PAYD_RATE_LIMIT_VERIFY", rl.Verify.PerSecond), "transaction-ID submissions per second per API key; 0 disables (env PAYD_RATE_LIMIT_VERIFY)")
+	fs.Float64Var(&rl.Withdraw.PerSecond, "rate-limit-withdraw", envFloat("PAYD_RATE_LIMIT_WITHDRAW", rl.Withdraw.PerSecond), "withdrawal creations per second per API key; 0 disables (env PAYD_RATE_LIMIT_WITHDRAW)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	for _, r := range []*transport.Rate{&rl.Default, &rl.Verify, &rl.Withdraw} {
+		r.Burst = int(math.Ceil(2 * r.PerSecond))
 	}
 	if *unavailable != "" {
 		sb.unavailableMethods = strings.Split(*unavailable, ",")
@@ -145,7 +158,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	a, err := newApp(appConfig{
 		store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb,
-		webhooks: transport.NewWebhookClient(*allowPrivate),
+		webhooks: transport.NewWebhookClient(*allowPrivate), leaseDuration: *leaseDuration, rateLimits: rl,
 	})
 	if err != nil {
 		return err
