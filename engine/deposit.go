@@ -200,8 +200,15 @@ func checkMerchantID(s string) error {
 		return Invalid("merchant_id", "must be at least 1 character")
 	case len(s) > maxMerchantIDLength:
 		return Invalid("merchant_id", "must be at most 255 bytes")
-	case !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return Invalid("merchant_id", "must not contain control characters")
+	}
+	return checkText("merchant_id", s)
+}
+
+// checkText refuses invalid UTF-8 and control characters (NUL among them)
+// in text a person reads or a database keeps as TEXT.
+func checkText(field, s string) error {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return Invalid(field, "must be valid UTF-8 without control characters")
 	}
 	return nil
 }

@@ -73,6 +73,9 @@ func (s OrganizationSettings) apply(org *Organization) error {
 		if name == "" || len(name) > 200 {
 			return Invalid("name", "must be 1 to 200 characters")
 		}
+		if err := checkText("name", name); err != nil {
+			return err
+		}
 		org.Name = name
 	}
 	setBool := func(dst *bool, src *bool) {
@@ -205,7 +208,7 @@ func (e *Engine) UpdateOrganization(ctx context.Context, id string, s Organizati
 	var org *Organization
 	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		if org, err = tx.GetOrganization(ctx, id); err != nil {
+		if org, err = tx.LockOrganization(ctx, id); err != nil {
 			return notFound(err, "organization")
 		}
 		if err := s.apply(org); err != nil {

@@ -64,6 +64,9 @@ type Tx interface {
 	// UpdateWallet writes every mutable field of w.
 	// Returns ErrNotFound if w.ID does not exist.
 	UpdateWallet(ctx context.Context, w *Wallet) error
+	// LockWallet is GetWallet with the row locked until the transaction
+	// ends.
+	LockWallet(ctx context.Context, organizationID, id string) (*Wallet, error)
 	// WalletDepositAmounts returns the amounts of the deposits assigned to
 	// walletID since the given time whose status is not failed, expired or
 	// cancelled: what counts against the wallet's daily limit.
@@ -98,6 +101,10 @@ type Tx interface {
 	CreateAttempt(ctx context.Context, a *Attempt) error
 	// GetAttempt returns ErrNotFound if id does not exist.
 	GetAttempt(ctx context.Context, id string) (*Attempt, error)
+	// LockAttempt is GetAttempt with the row locked until the transaction
+	// ends. A worker finishing an attempt locks its deposit, then the
+	// attempt, so that two workers can never both finish it.
+	LockAttempt(ctx context.Context, id string) (*Attempt, error)
 	// GetAttemptByTransactionID returns the attempt that claimed a
 	// transaction ID on a channel, or ErrNotFound.
 	GetAttemptByTransactionID(ctx context.Context, channel, transactionID string) (*Attempt, error)
@@ -133,6 +140,9 @@ type Tx interface {
 	// GetWithdrawal returns ErrNotFound unless id is a withdrawal of
 	// organizationID.
 	GetWithdrawal(ctx context.Context, organizationID, id string) (*Withdrawal, error)
+	// LockWithdrawal is GetWithdrawal with the row locked until the
+	// transaction ends.
+	LockWithdrawal(ctx context.Context, organizationID, id string) (*Withdrawal, error)
 	// UpdateWithdrawal writes status, payout step, provider reference,
 	// failure reason, tries, next run, lease and updated_at.
 	// Returns ErrNotFound if w.ID does not exist.
@@ -145,6 +155,9 @@ type Tx interface {
 	CreateWebhookEndpoint(ctx context.Context, ep *WebhookEndpoint) error
 	// GetWebhookEndpoint returns ErrNotFound if id does not exist.
 	GetWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error)
+	// LockWebhookEndpoint is GetWebhookEndpoint with the row locked until
+	// the transaction ends.
+	LockWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error)
 	// ListWebhookEndpoints returns an organization's endpoints, oldest
 	// first; only the enabled ones if enabledOnly.
 	ListWebhookEndpoints(ctx context.Context, organizationID string, enabledOnly bool) ([]*WebhookEndpoint, error)
@@ -160,6 +173,9 @@ type Tx interface {
 	CreateDelivery(ctx context.Context, d *Delivery) error
 	// GetDelivery returns ErrNotFound if id does not exist.
 	GetDelivery(ctx context.Context, id string) (*Delivery, error)
+	// LockDelivery is GetDelivery with the row locked until the
+	// transaction ends.
+	LockDelivery(ctx context.Context, id string) (*Delivery, error)
 	// UpdateDelivery writes status, attempts, next attempt, lease, last
 	// status and error, delivered_at and updated_at.
 	UpdateDelivery(ctx context.Context, d *Delivery) error
@@ -203,4 +219,8 @@ type ListWalletsParams struct {
 	Channel        string
 	Operation      string
 	EnabledOnly    bool
+	// ForUpdate locks the listed wallets until the transaction ends: a
+	// deposit picking its recipient holds the pool, so limits are checked
+	// and last-assigned times written without a concurrent pick in between.
+	ForUpdate bool
 }

@@ -151,3 +151,16 @@ func TestJournalBalance(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckText(t *testing.T) {
+	for _, bad := range []string{"a\x00b", "a\nb", "\xff", "tab\there", "del\x7f"} {
+		if checkText("name", bad) == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	for _, good := range []string{"Agent Rahim", "দোকান", "O'Brien & Co. <ltd>"} {
+		if err := checkText("name", good); err != nil {
+			t.Errorf("%q refused: %v", good, err)
+		}
+	}
+}

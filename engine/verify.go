@@ -260,16 +260,19 @@ func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
 		lookupErr = ErrTransactionNotFound
 	}
 	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		cur, err := tx.GetAttempt(ctx, a.ID)
+		// The deposit, then the attempt: every change of an attempt takes
+		// the locks in this order, so a worker whose lease ran out and the
+		// worker that took over cannot both finish it.
+		d, err := tx.LockDeposit(ctx, a.DepositID)
+		if err != nil {
+			return err
+		}
+		cur, err := tx.LockAttempt(ctx, a.ID)
 		if err != nil {
 			return err
 		}
 		if !cur.Running() || cur.LeaseOwner != e.workerID || !cur.LeasedUntil.Equal(a.LeasedUntil) {
 			return nil // another worker took it over after our lease ran out
-		}
-		d, err := tx.LockDeposit(ctx, cur.DepositID)
-		if err != nil {
-			return err
 		}
 		return e.applyVerdict(ctx, tx, d, cur, judge(d, cur.TransactionID, t, lookupErr))
 	})

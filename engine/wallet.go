@@ -66,6 +66,11 @@ func (e *Engine) AddWallet(ctx context.Context, p AddWalletParams) (*Wallet, err
 	if len(p.QRPayload) > 1024 {
 		return nil, Invalid("qr_payload", "must be at most 1024 characters")
 	}
+	for _, t := range [][2]string{{"name", name}, {"qr_payload", p.QRPayload}} {
+		if err := checkText(t[0], t[1]); err != nil {
+			return nil, err
+		}
+	}
 	now := e.now()
 	w := &Wallet{
 		ID:             NewID(PrefixWallet, now),
@@ -135,7 +140,7 @@ func (e *Engine) SetWalletEnabled(ctx context.Context, orgID, walletID string, e
 	var w *Wallet
 	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		if w, err = tx.GetWallet(ctx, orgID, walletID); err != nil {
+		if w, err = tx.LockWallet(ctx, orgID, walletID); err != nil {
 			return notFound(err, "wallet")
 		}
 		w.Enabled = enabled
@@ -153,7 +158,7 @@ var dhaka = time.FixedZone("BST", 6*60*60)
 // it marks as assigned now. Returns method_unavailable if none is eligible.
 func pickWallet(ctx context.Context, tx Tx, orgID string, m h2hMethod, amount decimal.Decimal, now time.Time) (*Wallet, error) {
 	candidates, err := tx.ListWallets(ctx, ListWalletsParams{
-		OrganizationID: orgID, Channel: m.channel, Operation: m.operation, EnabledOnly: true,
+		OrganizationID: orgID, Channel: m.channel, Operation: m.operation, EnabledOnly: true, ForUpdate: true,
 	})
 	if err != nil {
 		return nil, err

@@ -80,7 +80,7 @@ func (e *Engine) RemoveWebhookEndpoint(ctx context.Context, id string) error {
 func (e *Engine) RotateWebhookSecret(ctx context.Context, id string) (string, error) {
 	secret := newWebhookSecret()
 	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		ep, err := tx.GetWebhookEndpoint(ctx, id)
+		ep, err := tx.LockWebhookEndpoint(ctx, id)
 		if err != nil {
 			return notFound(err, "webhook endpoint")
 		}
@@ -102,7 +102,7 @@ func (e *Engine) EnableWebhookEndpoint(ctx context.Context, id string) (*Webhook
 	var ep *WebhookEndpoint
 	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		if ep, err = tx.GetWebhookEndpoint(ctx, id); err != nil {
+		if ep, err = tx.LockWebhookEndpoint(ctx, id); err != nil {
 			return notFound(err, "webhook endpoint")
 		}
 		ep.Enabled, ep.DisabledReason, ep.FailingSince, ep.UpdatedAt = true, "", time.Time{}, e.now()
@@ -145,13 +145,17 @@ func (e *Engine) Redeliver(ctx context.Context, eventID, endpointID string) (int
 			byEndpoint[d.EndpointID] = d
 		}
 		for _, ep := range eps {
-			d, ok := byEndpoint[ep.ID]
+			known, ok := byEndpoint[ep.ID]
 			if !ok {
 				if err := tx.CreateDelivery(ctx, newDelivery(ev, ep.ID, now)); err != nil {
 					return err
 				}
 				n++
 				continue
+			}
+			d, err := tx.LockDelivery(ctx, known.ID)
+			if err != nil {
+				return err
 			}
 			d.Status, d.Attempts, d.NextAttemptAt = DeliveryPending, 0, now
 			d.LeaseOwner, d.LeasedUntil, d.UpdatedAt = "", time.Time{}, now
@@ -346,14 +350,16 @@ func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
 		return nil // shutting down: the lease runs out and the post is made again
 	}
 	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		cur, err := tx.GetDelivery(ctx, d.ID)
+		// The delivery, then its endpoint: the outcome and the endpoint's
+		// health are written from what is current, not from a stale read.
+		cur, err := tx.LockDelivery(ctx, d.ID)
 		if err != nil {
 			return err
 		}
 		if cur.Status != DeliveryPending || cur.LeaseOwner != e.workerID || !cur.LeasedUntil.Equal(d.LeasedUntil) {
 			return nil
 		}
-		ep, err := tx.GetWebhookEndpoint(ctx, cur.EndpointID)
+		ep, err := tx.LockWebhookEndpoint(ctx, cur.EndpointID)
 		if err != nil {
 			return err
 		}

@@ -192,6 +192,11 @@ func (e *Engine) AdjustBalance(ctx context.Context, p AdjustParams) (*Journal, e
 	if actor == "" || len(actor) > 100 {
 		return nil, Invalid("actor", "must be 1 to 100 characters")
 	}
+	for _, t := range [][2]string{{"reason", reason}, {"actor", actor}} {
+		if err := checkText(t[0], t[1]); err != nil {
+			return nil, err
+		}
+	}
 	var j *Journal
 	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		if _, err := tx.LockOrganization(ctx, p.OrganizationID); err != nil {
@@ -297,7 +302,7 @@ func (e *Engine) advancePayout(ctx context.Context, w *Withdrawal) error {
 		return ctx.Err()
 	}
 	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		cur, err := tx.GetWithdrawal(ctx, w.OrganizationID, w.ID)
+		cur, err := tx.LockWithdrawal(ctx, w.OrganizationID, w.ID)
 		if err != nil {
 			return err
 		}
@@ -369,7 +374,7 @@ func (e *Engine) finishWithdrawal(ctx context.Context, tx Tx, w *Withdrawal, sta
 // its outcome is known to have changed (a sandbox settlement).
 func (e *Engine) PollPayoutNow(ctx context.Context, orgID, id string) error {
 	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		w, err := tx.GetWithdrawal(ctx, orgID, id)
+		w, err := tx.LockWithdrawal(ctx, orgID, id)
 		if err != nil {
 			return notFound(err, "withdrawal")
 		}

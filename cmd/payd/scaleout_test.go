@@ -173,10 +173,8 @@ func TestScaleOutOnPostgres(t *testing.T) {
 	const deposits, withdrawals = 30, 20
 	var wg sync.WaitGroup
 	var depositIDs, withdrawalIDs sync.Map
-	var started atomic.Int64
 	for i := range deposits {
 		wg.Go(func() {
-			started.Add(1)
 			body := h2h(kv{"merchant_id", fmt.Sprintf(`"dep-%d"`, i)}, kv{"amount", `"1000"`})
 			status, dep := c.do("POST", "/api/v1/deposits", body, true)
 			if status != 201 && status != 200 {
@@ -197,7 +195,6 @@ func TestScaleOutOnPostgres(t *testing.T) {
 	}
 	for i := range withdrawals {
 		wg.Go(func() {
-			started.Add(1)
 			body := withdrawal(kv{"merchant_id", fmt.Sprintf(`"wd-%d"`, i)}, kv{"amount", `"500"`})
 			status, w := c.do("POST", "/api/v1/withdraws", body, false)
 			switch {
@@ -209,12 +206,15 @@ func TestScaleOutOnPostgres(t *testing.T) {
 			}
 		})
 	}
-	// Kill one instance in the middle of the work.
-	for started.Load() < (deposits+withdrawals)/2 {
+	// Kill one instance in the middle of the work: once it has answered a
+	// few requests, while the rest are still being sent.
+	victim := c.instances[1]
+	for waited := time.Now(); strings.Count(victim.logText(), `"msg":"request"`) < 5; {
+		if time.Since(waited) > 30*time.Second {
+			t.Fatal("the instance to kill never got work")
+		}
 		time.Sleep(time.Millisecond)
 	}
-	time.Sleep(100 * time.Millisecond)
-	victim := c.instances[1]
 	victim.cmd.Process.Signal(syscall.SIGKILL)
 	c.dead.Store(victim.base, true)
 	wg.Wait()

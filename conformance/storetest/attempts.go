@@ -58,6 +58,11 @@ func testAttemptRoundTrip(t *testing.T, s Store) {
 		return tx.UpdateAttempt(ctx, b)
 	})
 	assertEqual(t, listAttempts("dep_1"), []*engine.Attempt{a, b})
+	for _, want := range []*engine.Attempt{a, b} {
+		wantLocked(t, s, want, func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) {
+			return tx.LockAttempt(ctx, want.ID)
+		})
+	}
 
 	wantAllNotFound(t, s, calls{
 		"GetAttempt": func(ctx context.Context, tx engine.Tx) error { _, err := tx.GetAttempt(ctx, "att_x"); return err },
@@ -73,6 +78,7 @@ func testAttemptRoundTrip(t *testing.T, s Store) {
 		"UpdateAttempt": func(ctx context.Context, tx engine.Tx) error {
 			return tx.UpdateAttempt(ctx, newAttempt("att_x", "dep_1", "org_1", "bkash", "X"))
 		},
+		"LockAttempt": func(ctx context.Context, tx engine.Tx) error { _, err := tx.LockAttempt(ctx, "att_x"); return err },
 	})
 	// An attempt must belong to a deposit that exists.
 	wantInternal(t, "attempt of a missing deposit",

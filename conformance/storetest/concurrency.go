@@ -247,24 +247,35 @@ func testLockOrganizationSerializes(t *testing.T, s Store) {
 	}
 }
 
-// LockDeposit serializes the writers of a deposit: 20 transactions that
-// each read and increment a counter lose no increment, and each sees a
-// value of its own.
-func testLockDepositSerializes(t *testing.T, s Store) {
-	mustDeposits(t, s, "org_1", "1")
-	const n = 20
+// counter is a row that a lock test increments: lock reads it locked, get
+// reads it plainly, count is its counter, inc adds one to it, and update
+// (a method expression such as engine.Tx.UpdateAttempt) writes it back.
+type counter[T any] struct {
+	lock   func(ctx context.Context, tx engine.Tx) (T, error)
+	get    func(ctx context.Context, tx engine.Tx) (T, error)
+	update func(tx engine.Tx, ctx context.Context, row T) error
+	count  func(row T) int
+	inc    func(row T)
+}
+
+// lockSerializes runs n transactions at once that each lock the row, read
+// its counter and write it back one up. The lock must serialize them: no
+// increment is lost, and each sees a value of its own. Without it, at READ
+// COMMITTED, two transactions could both read k and both write k+1.
+func lockSerializes[T any](t *testing.T, s Store, n int, c counter[T]) {
+	t.Helper()
 	seen := make([]int, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
 			err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
-				d, err := tx.LockDeposit(ctx, "dep_1")
+				row, err := c.lock(ctx, tx)
 				if err != nil {
 					return err
 				}
-				seen[i] = d.AttemptsUsed
-				d.AttemptsUsed++
-				return tx.UpdateDeposit(ctx, d)
+				seen[i] = c.count(row)
+				c.inc(row)
+				return c.update(tx, ctx, row)
 			})
 			if err != nil {
 				t.Errorf("transaction %d: %v", i, err)
@@ -272,11 +283,8 @@ func testLockDepositSerializes(t *testing.T, s Store) {
 		})
 	}
 	wg.Wait()
-	d := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
-		return tx.GetDeposit(ctx, "org_1", "dep_1")
-	})
-	if d.AttemptsUsed != n {
-		t.Errorf("attempts used = %d after %d increments", d.AttemptsUsed, n)
+	if got := c.count(get(t, s, c.get)); got != n {
+		t.Errorf("counter = %d after %d increments", got, n)
 	}
 	slices.Sort(seen)
 	for i, v := range seen {
@@ -284,5 +292,165 @@ func testLockDepositSerializes(t *testing.T, s Store) {
 			t.Errorf("transactions saw %v, want each of 0 to %d once", seen, n-1)
 			break
 		}
+	}
+}
+
+// microsAfter is how many microseconds after base at is; nil is none.
+func microsAfter(at *time.Time) int {
+	if at == nil {
+		return 0
+	}
+	return int(at.Sub(base) / time.Microsecond)
+}
+
+// LockDeposit serializes the writers of a deposit.
+func testLockDepositSerializes(t *testing.T, s Store) {
+	mustDeposits(t, s, "org_1", "1")
+	lockSerializes(t, s, 20, counter[*engine.Deposit]{
+		lock: func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) { return tx.LockDeposit(ctx, "dep_1") },
+		get: func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
+			return tx.GetDeposit(ctx, "org_1", "dep_1")
+		},
+		update: engine.Tx.UpdateDeposit,
+		count:  func(d *engine.Deposit) int { return d.AttemptsUsed },
+		inc:    func(d *engine.Deposit) { d.AttemptsUsed++ },
+	})
+}
+
+// LockAttempt serializes the workers finishing an attempt.
+func testLockAttemptSerializes(t *testing.T, s Store) {
+	mustDeposits(t, s, "org_1", "1")
+	create(t, s, engine.Tx.CreateAttempt, newAttempt("att_1", "dep_1", "org_1", engine.ChannelBkash, "TRX1"))
+	lockSerializes(t, s, 20, counter[*engine.Attempt]{
+		lock:   func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) { return tx.LockAttempt(ctx, "att_1") },
+		get:    func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) { return tx.GetAttempt(ctx, "att_1") },
+		update: engine.Tx.UpdateAttempt,
+		count:  func(a *engine.Attempt) int { return a.Tries },
+		inc:    func(a *engine.Attempt) { a.Tries++ },
+	})
+}
+
+// LockWithdrawal serializes the writers of a withdrawal.
+func testLockWithdrawalSerializes(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	create(t, s, engine.Tx.CreateWithdrawal, newWithdrawal("wdr_1", "org_1", "m1"))
+	lockSerializes(t, s, 20, counter[*engine.Withdrawal]{
+		lock: func(ctx context.Context, tx engine.Tx) (*engine.Withdrawal, error) {
+			return tx.LockWithdrawal(ctx, "org_1", "wdr_1")
+		},
+		get: func(ctx context.Context, tx engine.Tx) (*engine.Withdrawal, error) {
+			return tx.GetWithdrawal(ctx, "org_1", "wdr_1")
+		},
+		update: engine.Tx.UpdateWithdrawal,
+		count:  func(w *engine.Withdrawal) int { return w.Tries },
+		inc:    func(w *engine.Withdrawal) { w.Tries++ },
+	})
+}
+
+// LockWebhookEndpoint serializes the writers of an endpoint: each appends
+// to its disabled reason, whose length is the counter.
+func testLockWebhookEndpointSerializes(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	create(t, s, engine.Tx.CreateWebhookEndpoint, newEndpoint("whe_1", "org_1"))
+	lockSerializes(t, s, 20, counter[*engine.WebhookEndpoint]{
+		lock: func(ctx context.Context, tx engine.Tx) (*engine.WebhookEndpoint, error) {
+			return tx.LockWebhookEndpoint(ctx, "whe_1")
+		},
+		get: func(ctx context.Context, tx engine.Tx) (*engine.WebhookEndpoint, error) {
+			return tx.GetWebhookEndpoint(ctx, "whe_1")
+		},
+		update: engine.Tx.UpdateWebhookEndpoint,
+		count:  func(ep *engine.WebhookEndpoint) int { return len(ep.DisabledReason) },
+		inc:    func(ep *engine.WebhookEndpoint) { ep.DisabledReason += "x" },
+	})
+}
+
+// LockDelivery serializes the writers of a delivery.
+func testLockDeliverySerializes(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	mustWebhookRows(t, s, []*engine.WebhookEndpoint{newEndpoint("whe_1", "org_1")},
+		[]*engine.Event{newEvent("evt_1", "org_1")}, []*engine.Delivery{newDelivery("dlv_1", "evt_1", "whe_1", "org_1")})
+	lockSerializes(t, s, 20, counter[*engine.Delivery]{
+		lock: func(ctx context.Context, tx engine.Tx) (*engine.Delivery, error) {
+			return tx.LockDelivery(ctx, "dlv_1")
+		},
+		get:    func(ctx context.Context, tx engine.Tx) (*engine.Delivery, error) { return tx.GetDelivery(ctx, "dlv_1") },
+		update: engine.Tx.UpdateDelivery,
+		count:  func(d *engine.Delivery) int { return d.Attempts },
+		inc:    func(d *engine.Delivery) { d.Attempts++ },
+	})
+}
+
+// LockWallet serializes the writers of a wallet: each moves its last
+// assignment a microsecond on, and how far past base it is is the counter.
+func testLockWalletSerializes(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	create(t, s, engine.Tx.CreateWallet, newWallet("wal_1", "org_1", engine.ChannelBkash, engine.OperationCashOut, "01"))
+	lockSerializes(t, s, 20, counter[*engine.Wallet]{
+		lock: func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) {
+			return tx.LockWallet(ctx, "org_1", "wal_1")
+		},
+		get: func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) {
+			return tx.GetWallet(ctx, "org_1", "wal_1")
+		},
+		update: engine.Tx.UpdateWallet,
+		count:  func(w *engine.Wallet) int { return microsAfter(w.LastAssignedAt) },
+		inc: func(w *engine.Wallet) {
+			w.LastAssignedAt = ptr(base.Add(time.Duration(microsAfter(w.LastAssignedAt)+1) * time.Microsecond))
+		},
+	})
+}
+
+// ListWallets with ForUpdate holds the pool a deposit picks from: each of
+// 20 transactions assigns the least recently assigned of three wallets, a
+// microsecond after the latest assignment in the pool, which is the
+// counter. No two may pick from the same state of the pool, and the pool,
+// read under the lock, is in order as it is then: so the assignments go
+// round the wallets.
+func testListWalletsForUpdateSerializes(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	create(t, s, engine.Tx.CreateWallet,
+		newWallet("wal_a", "org_1", engine.ChannelBkash, engine.OperationCashOut, "01"),
+		newWallet("wal_b", "org_1", engine.ChannelBkash, engine.OperationCashOut, "02"),
+		newWallet("wal_c", "org_1", engine.ChannelBkash, engine.OperationCashOut, "03"),
+		newWallet("wal_x", "org_1", engine.ChannelNagad, engine.OperationCashOut, "04"))
+	p := engine.ListWalletsParams{OrganizationID: "org_1", Channel: engine.ChannelBkash, Operation: engine.OperationCashOut, EnabledOnly: true}
+	list := func(forUpdate bool) func(ctx context.Context, tx engine.Tx) ([]*engine.Wallet, error) {
+		p := p
+		p.ForUpdate = forUpdate
+		return func(ctx context.Context, tx engine.Tx) ([]*engine.Wallet, error) {
+			ws, err := tx.ListWallets(ctx, p)
+			if err == nil && len(ws) != 3 {
+				err = fmt.Errorf("pool of %d wallets, want 3", len(ws))
+			}
+			return ws, err
+		}
+	}
+	latest := func(ws []*engine.Wallet) int {
+		m := 0
+		for _, w := range ws {
+			m = max(m, microsAfter(w.LastAssignedAt))
+		}
+		return m
+	}
+	const n = 20
+	lockSerializes(t, s, n, counter[[]*engine.Wallet]{
+		lock: list(true),
+		get:  list(false),
+		update: func(tx engine.Tx, ctx context.Context, ws []*engine.Wallet) error {
+			return tx.UpdateWallet(ctx, ws[0])
+		},
+		count: latest,
+		inc: func(ws []*engine.Wallet) {
+			ws[0].LastAssignedAt = ptr(base.Add(time.Duration(latest(ws)+1) * time.Microsecond))
+		},
+	})
+	// Round the wallets: the last three assignments went one to each.
+	got := make([]int, 0, 3)
+	for _, w := range get(t, s, list(false)) {
+		got = append(got, microsAfter(w.LastAssignedAt))
+	}
+	if want := []int{n - 2, n - 1, n}; !slices.Equal(got, want) {
+		t.Errorf("pool last assigned %vµs after base, want %v", got, want)
 	}
 }

@@ -92,6 +92,20 @@ func wantInternal(t *testing.T, what string, err error) {
 	}
 }
 
+// wantLocked checks that lock, a Lock method, reads want as its Get does,
+// in a write transaction and in a read one (where there is nothing to lock).
+func wantLocked[T any](t *testing.T, s Store, want T, lock func(ctx context.Context, tx engine.Tx) (T, error)) {
+	t.Helper()
+	var got T
+	write(t, s, func(ctx context.Context, tx engine.Tx) error {
+		var err error
+		got, err = lock(ctx, tx)
+		return err
+	})
+	assertEqual(t, got, want)
+	assertEqual(t, get(t, s, lock), want)
+}
+
 // calls are named transaction bodies that must each return ErrNotFound.
 type calls map[string]func(ctx context.Context, tx engine.Tx) error
 

@@ -223,6 +223,9 @@ func testWalletRoundTrip(t *testing.T, s Store) {
 	w.LastAssignedAt = ptr(base.Add(time.Minute))
 	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateWallet(ctx, w) })
 	assertEqual(t, getWallet(), w)
+	wantLocked(t, s, w, func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) {
+		return tx.LockWallet(ctx, "org_1", "wal_1")
+	})
 
 	dup := newWallet("wal_2", "org_1", w.Channel, w.Operation, w.Phone)
 	wantDuplicate(t, "duplicate wallet", try(s, engine.Tx.CreateWallet, dup))
@@ -243,6 +246,14 @@ func testWalletNotFound(t *testing.T, s Store) {
 	}, calls{
 		"UpdateWallet": func(ctx context.Context, tx engine.Tx) error {
 			return tx.UpdateWallet(ctx, &engine.Wallet{ID: "wal_x"})
+		},
+		"LockWallet": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.LockWallet(ctx, "org_1", "wal_x")
+			return err
+		},
+		"LockWallet/other org": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.LockWallet(ctx, "org_2", "wal_1")
+			return err
 		},
 	})
 }
@@ -282,6 +293,10 @@ func testListWallets(t *testing.T, s Store) {
 		if ids := joinIDs(got, func(w *engine.Wallet) string { return w.ID }); ids != c.want {
 			t.Errorf("ListWallets(%+v) = %s, want %s", c.p, ids, c.want)
 		}
+		// ForUpdate locks the same list.
+		p := c.p
+		p.ForUpdate = true
+		wantLocked(t, s, got, func(ctx context.Context, tx engine.Tx) ([]*engine.Wallet, error) { return tx.ListWallets(ctx, p) })
 	}
 }
 

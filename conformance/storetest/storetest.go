@@ -112,6 +112,12 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"DeliveryClaims", testConcurrentDeliveryClaims},
 			{"LockOrganization", testLockOrganizationSerializes},
 			{"LockDeposit", testLockDepositSerializes},
+			{"LockAttempt", testLockAttemptSerializes},
+			{"LockWithdrawal", testLockWithdrawalSerializes},
+			{"LockWebhookEndpoint", testLockWebhookEndpointSerializes},
+			{"LockDelivery", testLockDeliverySerializes},
+			{"LockWallet", testLockWalletSerializes},
+			{"ListWalletsForUpdate", testListWalletsForUpdateSerializes},
 		}},
 	}
 	for _, g := range groups {

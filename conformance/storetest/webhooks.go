@@ -77,6 +77,9 @@ func testWebhookEndpointRoundTrip(t *testing.T, s Store) {
 	moved.OrganizationID, moved.CreatedAt = "org_x", base.Add(time.Hour)
 	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateWebhookEndpoint(ctx, &moved) })
 	assertEqual(t, getEndpoint(t, s, ep.ID), ep)
+	wantLocked(t, s, ep, func(ctx context.Context, tx engine.Tx) (*engine.WebhookEndpoint, error) {
+		return tx.LockWebhookEndpoint(ctx, ep.ID)
+	})
 
 	wantDuplicate(t, "duplicate endpoint ID", try(s, engine.Tx.CreateWebhookEndpoint, newEndpoint("whe_1", "org_1")))
 	wantInternal(t, "endpoint of a missing organization",
@@ -159,6 +162,11 @@ func testDeliveryRoundTrip(t *testing.T, s Store) {
 	moved.EventID, moved.EndpointID, moved.OrganizationID, moved.CreatedAt = "evt_x", "whe_x", "org_x", base.Add(time.Hour)
 	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateDelivery(ctx, &moved) })
 	assertEqual(t, getDelivery(t, s, "dlv_1"), d)
+	for _, want := range []*engine.Delivery{d, full} {
+		wantLocked(t, s, want, func(ctx context.Context, tx engine.Tx) (*engine.Delivery, error) {
+			return tx.LockDelivery(ctx, want.ID)
+		})
+	}
 
 	// GetEvent reads the event back whole.
 	assertEqual(t, get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Event, error) { return tx.GetEvent(ctx, "evt_1") }), ev)
@@ -204,6 +212,14 @@ func testWebhookNotFound(t *testing.T, s Store) {
 		},
 		"UpdateDelivery": func(ctx context.Context, tx engine.Tx) error {
 			return tx.UpdateDelivery(ctx, newDelivery("dlv_x", "evt_1", "whe_1", "org_1"))
+		},
+		"LockWebhookEndpoint": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.LockWebhookEndpoint(ctx, "whe_x")
+			return err
+		},
+		"LockDelivery": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.LockDelivery(ctx, "dlv_x")
+			return err
 		},
 	})
 	// Lists of nothing are empty, not errors.

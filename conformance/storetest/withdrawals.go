@@ -71,6 +71,18 @@ func testWithdrawalRoundTrip(t *testing.T, s Store) {
 		"UpdateWithdrawal": func(ctx context.Context, tx engine.Tx) error {
 			return tx.UpdateWithdrawal(ctx, newWithdrawal("wdr_x", "org_1", "x"))
 		},
+		"LockWithdrawal": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.LockWithdrawal(ctx, "org_1", "wdr_x")
+			return err
+		},
+		"LockWithdrawal/other org": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.LockWithdrawal(ctx, "org_2", "wdr_1")
+			return err
+		},
+		"LockWithdrawal/no org": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.LockWithdrawal(ctx, "", "wdr_1")
+			return err
+		},
 	})
 
 	// Update moves the payout fields and leaves the request alone.
@@ -94,6 +106,9 @@ func testWithdrawalRoundTrip(t *testing.T, s Store) {
 	})
 	for _, want := range []*engine.Withdrawal{leased, bare} {
 		assertEqual(t, getWithdrawal(t, s, "org_1", want.ID), want)
+		wantLocked(t, s, want, func(ctx context.Context, tx engine.Tx) (*engine.Withdrawal, error) {
+			return tx.LockWithdrawal(ctx, "org_1", want.ID)
+		})
 	}
 }
 

@@ -62,6 +62,11 @@ func (t *tx) GetAttempt(ctx context.Context, id string) (*engine.Attempt, error)
 	return scanAttempt(t.tx.QueryRow(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE id = $1`, id))
 }
 
+// LockAttempt is GetAttempt under FOR NO KEY UPDATE (see lockRow).
+func (t *tx) LockAttempt(ctx context.Context, id string) (*engine.Attempt, error) {
+	return scanAttempt(t.tx.QueryRow(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE id = $1`+t.lockRow(), id))
+}
+
 func (t *tx) GetAttemptByTransactionID(ctx context.Context, channel, transactionID string) (*engine.Attempt, error) {
 	return scanAttempt(t.tx.QueryRow(ctx,
 		`SELECT `+attemptColumns+` FROM attempts WHERE channel = $1 AND transaction_id = $2`, channel, transactionID))

@@ -3,10 +3,13 @@
 //
 // Where storage/sqlite serializes every write transaction behind the
 // database's one write lock, here transactions run concurrently at READ
-// COMMITTED and take row locks where the engine asks for them: LockDeposit
-// and LockOrganization lock one row, and the claims (ClaimDueAttempts,
-// ClaimDuePayouts, ClaimDueDeliveries, ListExpirableDeposits) lock the rows
-// they take with SKIP LOCKED, so two processes never take the same work.
+// COMMITTED and take row locks where the engine asks for them: the Lock
+// methods (LockDeposit, LockOrganization, LockWallet, LockAttempt,
+// LockWithdrawal, LockWebhookEndpoint, LockDelivery) lock one row,
+// ListWallets with ForUpdate the wallets it lists, and the claims
+// (ClaimDueAttempts, ClaimDuePayouts, ClaimDueDeliveries,
+// ListExpirableDeposits) lock the rows they take with SKIP LOCKED, so two
+// processes never take the same work.
 package postgres
 
 import (

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -260,8 +262,41 @@ func (t *tx) ListWallets(ctx context.Context, p engine.ListWalletsParams) ([]*en
 	if p.EnabledOnly {
 		f.conds = append(f.conds, "enabled")
 	}
-	return queryList(ctx, t, scanWallet,
-		`SELECT `+walletColumns+` FROM wallets`+f.where()+` ORDER BY last_assigned_at NULLS FIRST, id`, f.args...)
+	q := `SELECT ` + walletColumns + ` FROM wallets` + f.where()
+	if !p.ForUpdate || t.readOnly {
+		return queryList(ctx, t, scanWallet, q+` ORDER BY last_assigned_at NULLS FIRST, id`, f.args...)
+	}
+	// ForUpdate locks every listed wallet (see lockRow): a second picker of
+	// the same pool waits for this transaction, then reads the pool as it
+	// left it. The rows are locked in ID order and sorted here, not by an
+	// ORDER BY last_assigned_at before the lock: that sorts the versions
+	// the statement's snapshot saw, so a picker that waited would get the
+	// rows it waited for in their old order (the wallet just assigned
+	// first), and two pickers whose snapshots order the pool differently
+	// would lock it in different orders and deadlock.
+	ws, err := queryList(ctx, t, scanWallet, q+` ORDER BY id`+t.lockRow(), f.args...)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(ws, leastRecentlyAssignedFirst)
+	return ws, nil
+}
+
+// leastRecentlyAssignedFirst orders wallets as ListWallets lists them:
+// never assigned first, then by last assignment, then by ID (byte order,
+// as id's collation "C").
+func leastRecentlyAssignedFirst(a, b *engine.Wallet) int {
+	switch {
+	case a.LastAssignedAt == nil && b.LastAssignedAt != nil:
+		return -1
+	case a.LastAssignedAt != nil && b.LastAssignedAt == nil:
+		return 1
+	case a.LastAssignedAt != nil:
+		if c := a.LastAssignedAt.Compare(*b.LastAssignedAt); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 func (t *tx) UpdateWallet(ctx context.Context, w *engine.Wallet) error {
@@ -272,6 +307,12 @@ func (t *tx) UpdateWallet(ctx context.Context, w *engine.Wallet) error {
 		WHERE id = $8`,
 		w.Name, w.QRPayload, w.MinAmount, w.MaxAmount, w.DailyLimit,
 		w.Enabled, nullTime(w.LastAssignedAt), w.ID)
+}
+
+// LockWallet is GetWallet under FOR NO KEY UPDATE (see lockRow).
+func (t *tx) LockWallet(ctx context.Context, organizationID, id string) (*engine.Wallet, error) {
+	return scanWallet(t.tx.QueryRow(ctx,
+		`SELECT `+walletColumns+` FROM wallets WHERE id = $1 AND organization_id = $2`+t.lockRow(), id, organizationID))
 }
 
 func (t *tx) WalletDepositAmounts(ctx context.Context, walletID string, since time.Time) ([]decimal.Decimal, error) {

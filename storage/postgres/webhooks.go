@@ -38,6 +38,13 @@ func (t *tx) GetWebhookEndpoint(ctx context.Context, id string) (*engine.Webhook
 		`SELECT `+webhookEndpointColumns+` FROM webhook_endpoints WHERE id = $1`, id))
 }
 
+// LockWebhookEndpoint is GetWebhookEndpoint under FOR NO KEY UPDATE (see
+// lockRow).
+func (t *tx) LockWebhookEndpoint(ctx context.Context, id string) (*engine.WebhookEndpoint, error) {
+	return scanWebhookEndpoint(t.tx.QueryRow(ctx,
+		`SELECT `+webhookEndpointColumns+` FROM webhook_endpoints WHERE id = $1`+t.lockRow(), id))
+}
+
 func (t *tx) ListWebhookEndpoints(ctx context.Context, organizationID string, enabledOnly bool) ([]*engine.WebhookEndpoint, error) {
 	q := `SELECT ` + webhookEndpointColumns + ` FROM webhook_endpoints WHERE organization_id = $1`
 	if enabledOnly {
@@ -87,6 +94,11 @@ func (t *tx) CreateDelivery(ctx context.Context, d *engine.Delivery) error {
 
 func (t *tx) GetDelivery(ctx context.Context, id string) (*engine.Delivery, error) {
 	return scanDelivery(t.tx.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = $1`, id))
+}
+
+// LockDelivery is GetDelivery under FOR NO KEY UPDATE (see lockRow).
+func (t *tx) LockDelivery(ctx context.Context, id string) (*engine.Delivery, error) {
+	return scanDelivery(t.tx.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = $1`+t.lockRow(), id))
 }
 
 func (t *tx) UpdateDelivery(ctx context.Context, d *engine.Delivery) error {

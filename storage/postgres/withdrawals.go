@@ -58,6 +58,12 @@ func (t *tx) GetWithdrawal(ctx context.Context, organizationID, id string) (*eng
 		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE id = $1 AND organization_id = $2`, id, organizationID))
 }
 
+// LockWithdrawal is GetWithdrawal under FOR NO KEY UPDATE (see lockRow).
+func (t *tx) LockWithdrawal(ctx context.Context, organizationID, id string) (*engine.Withdrawal, error) {
+	return scanWithdrawal(t.tx.QueryRow(ctx,
+		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE id = $1 AND organization_id = $2`+t.lockRow(), id, organizationID))
+}
+
 func (t *tx) UpdateWithdrawal(ctx context.Context, w *engine.Withdrawal) error {
 	// What the merchant asked for (amount, commission, method, account,
 	// metadata) never changes; these are the fields the payout moves.

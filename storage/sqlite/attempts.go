@@ -56,6 +56,12 @@ func (t *tx) GetAttempt(ctx context.Context, id string) (*engine.Attempt, error)
 	return scanAttempt(t.tx.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE id = ?`, id))
 }
 
+// LockAttempt is a plain GetAttempt: the IMMEDIATE write transaction is
+// exclusive and is itself the lock (see LockDeposit).
+func (t *tx) LockAttempt(ctx context.Context, id string) (*engine.Attempt, error) {
+	return t.GetAttempt(ctx, id)
+}
+
 func (t *tx) GetAttemptByTransactionID(ctx context.Context, channel, transactionID string) (*engine.Attempt, error) {
 	return scanAttempt(t.tx.QueryRowContext(ctx,
 		`SELECT `+attemptColumns+` FROM attempts WHERE channel = ? AND transaction_id = ?`, channel, transactionID))

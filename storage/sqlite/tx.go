@@ -246,6 +246,9 @@ func (t *tx) ListWallets(ctx context.Context, p engine.ListWalletsParams) ([]*en
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
+	// p.ForUpdate changes nothing: InTx begins IMMEDIATE, so the write
+	// transaction is exclusive and is itself the lock on the pool (see
+	// LockDeposit).
 	q += ` ORDER BY last_assigned_at NULLS FIRST, id`
 	return queryList(ctx, t, scanWallet, q, args...)
 }
@@ -258,6 +261,12 @@ func (t *tx) UpdateWallet(ctx context.Context, w *engine.Wallet) error {
 		WHERE id = ?`,
 		w.Name, w.QRPayload, nullDecimal(w.MinAmount), nullDecimal(w.MaxAmount), nullDecimal(w.DailyLimit),
 		w.Enabled, nullMicros(w.LastAssignedAt), w.ID)
+}
+
+// LockWallet is a plain GetWallet: the IMMEDIATE write transaction is
+// exclusive and is itself the lock (see LockDeposit).
+func (t *tx) LockWallet(ctx context.Context, organizationID, id string) (*engine.Wallet, error) {
+	return t.GetWallet(ctx, organizationID, id)
 }
 
 func (t *tx) WalletDepositAmounts(ctx context.Context, walletID string, since time.Time) ([]decimal.Decimal, error) {

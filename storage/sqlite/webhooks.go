@@ -46,6 +46,12 @@ func (t *tx) GetWebhookEndpoint(ctx context.Context, id string) (*engine.Webhook
 		`SELECT `+webhookEndpointColumns+` FROM webhook_endpoints WHERE id = ?`, id))
 }
 
+// LockWebhookEndpoint is a plain GetWebhookEndpoint: the IMMEDIATE write
+// transaction is exclusive and is itself the lock (see LockDeposit).
+func (t *tx) LockWebhookEndpoint(ctx context.Context, id string) (*engine.WebhookEndpoint, error) {
+	return t.GetWebhookEndpoint(ctx, id)
+}
+
 func (t *tx) ListWebhookEndpoints(ctx context.Context, organizationID string, enabledOnly bool) ([]*engine.WebhookEndpoint, error) {
 	q := `SELECT ` + webhookEndpointColumns + ` FROM webhook_endpoints WHERE organization_id = ?`
 	if enabledOnly {
@@ -96,6 +102,12 @@ func (t *tx) CreateDelivery(ctx context.Context, d *engine.Delivery) error {
 
 func (t *tx) GetDelivery(ctx context.Context, id string) (*engine.Delivery, error) {
 	return scanDelivery(t.tx.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = ?`, id))
+}
+
+// LockDelivery is a plain GetDelivery: the IMMEDIATE write transaction is
+// exclusive and is itself the lock (see LockDeposit).
+func (t *tx) LockDelivery(ctx context.Context, id string) (*engine.Delivery, error) {
+	return t.GetDelivery(ctx, id)
 }
 
 func (t *tx) UpdateDelivery(ctx context.Context, d *engine.Delivery) error {

@@ -64,6 +64,12 @@ func (t *tx) GetWithdrawal(ctx context.Context, organizationID, id string) (*eng
 		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE id = ? AND organization_id = ?`, id, organizationID))
 }
 
+// LockWithdrawal is a plain GetWithdrawal: the IMMEDIATE write transaction
+// is exclusive and is itself the lock (see LockDeposit).
+func (t *tx) LockWithdrawal(ctx context.Context, organizationID, id string) (*engine.Withdrawal, error) {
+	return t.GetWithdrawal(ctx, organizationID, id)
+}
+
 func (t *tx) UpdateWithdrawal(ctx context.Context, w *engine.Withdrawal) error {
 	// What the merchant asked for (amount, commission, method, account,
 	// metadata) never changes; these are the fields the payout moves.
