@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 
@@ -116,6 +117,12 @@ func (s *server) route(mux *http.ServeMux, path string, byMethod map[string]hand
 	mux.Handle(s.prefix+path, s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		h, ok := byMethod[r.Method]
 		if !ok {
+			allowed := make([]string, 0, len(byMethod))
+			for m := range byMethod {
+				allowed = append(allowed, m)
+			}
+			sort.Strings(allowed)
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
 			return errMethodNotAllowed
 		}
 		return h(w, r)

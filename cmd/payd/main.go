@@ -34,8 +34,9 @@ func main() {
 const usage = `usage: payd <command> [flags]
 
 commands:
-  serve    run the HTTP server
-  admin    manage organizations, API keys, signing secrets and wallets
+  serve        run the HTTP server
+  admin        manage organizations, API keys, signing secrets and wallets
+  conformance  check a running deployment against the interface and contract
 
 run "payd <command> -h" for the flags of a command.
 `
@@ -50,6 +51,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args[1:], stderr)
 	case "admin":
 		return admin(ctx, args[1:], stdout, stderr)
+	case "conformance":
+		return conformance(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

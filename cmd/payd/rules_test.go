@@ -223,7 +223,7 @@ func TestRules(t *testing.T) {
 		{"get an overlong id", nil, request{method: "GET", path: "/api/v1/deposits/" + strings.Repeat("a", 200)}, 404, "not_found", ""},
 		{"get without api key", nil, request{apiKey: "-", method: "GET", path: "/api/v1/deposits/dep_unknown"}, 401, "unauthorized", "missing_api_key"},
 		{"unknown endpoint", nil, request{method: "GET", path: "/api/v1/nothing"}, 404, "not_found", ""},
-		{"wrong method", nil, request{method: "DELETE", path: "/api/v1/deposits"}, 405, "method_not_allowed", ""},
+		{"wrong method", nil, request{method: "DELETE", path: "/api/v1/deposits"}, 405, "method_not_allowed", ""}, // with Allow: POST
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,123 @@
+package httpsuite_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/payd-engine/payd/conformance/httpsuite"
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/storage/sqlite"
+	"github.com/payd-engine/payd/transport"
+)
+
+// Flags to run the suite against a deployment instead of the in-process
+// server:
+//
+//	go test ./conformance/httpsuite/ -args -base-url http://127.0.0.1:8080/api \
+//	    -payd-binary /tmp/payd -db /path/to/payd.db -webhooks
+var (
+	baseURL       = flag.String("base-url", "", "base URL of a deployment to check (API prefix included); empty: an in-process server")
+	paydBinary    = flag.String("payd-binary", "", "payd executable whose admin commands bootstrap the deployment (with -base-url)")
+	dbDSN         = flag.String("db", "", "the deployment's database for payd admin: SQLite path or postgres:// URL (with -base-url)")
+	webhooks      = flag.Bool("webhooks", false, "the deployment can post to a receiver in this process (a local server needs --webhook-allow-private)")
+	webhookListen = flag.String("webhook-listen", "", "listen address of the webhook receiver (default 127.0.0.1:0)")
+	webhookURL    = flag.String("webhook-url", "", "URL at which the deployment reaches the receiver (default http://<listen address>/...)")
+)
+
+func TestHTTPConformance(t *testing.T) {
+	if *baseURL != "" {
+		if *paydBinary == "" {
+			t.Fatal("-base-url needs -payd-binary (and -db) to bootstrap organizations with payd admin")
+		}
+		httpsuite.Run(httpsuite.Testing(t), httpsuite.Target{
+			BaseURL: *baseURL,
+			Hooks:   httpsuite.CLIHooks{Binary: *paydBinary, DB: *dbDSN},
+			// PAYD_MASTER_KEY and the like come from the environment.
+			Webhooks: *webhooks, WebhookListenAddr: *webhookListen, WebhookURL: *webhookURL,
+		})
+		return
+	}
+	srv, eng := startServer(t)
+	httpsuite.Run(httpsuite.Testing(t), httpsuite.Target{
+		BaseURL:  srv.URL + "/api",
+		Hooks:    httpsuite.EngineHooks{Engine: eng},
+		Webhooks: true, // the in-process webhook client allows loopback
+	})
+}
+
+// startServer wires a reference server as cmd/payd's newApp does: a SQLite
+// store in a temp dir, the engine on the wall clock with its workers
+// running, the sandbox provider and the HTTP handler under /api.
+func startServer(t *testing.T) (*httptest.Server, *engine.Engine) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "payd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	master := make([]byte, engine.MasterKeySize)
+	rand.Read(master)
+	keyring, err := engine.NewKeyring(master)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handler http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	provider, err := sandbox.New(sandbox.Config{
+		PublicURL: srv.URL, Payments: store, Payouts: store, PayoutDelay: 500 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(engine.Config{
+		Store: store, Provider: provider, Keyring: keyring, APIPrefix: "/api", Logger: logger,
+		Webhooks: transport.NewWebhookClient(true), PollInterval: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler = transport.NewHandler(transport.Config{
+		Engine: eng, Prefix: "/api", Logger: logger, Sandbox: sandboxControl{provider},
+		RateLimits: transport.DefaultRateLimits,
+	})
+	runCtx, stop := context.WithCancel(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		_ = eng.Run(runCtx)
+	}()
+	t.Cleanup(func() { stop(); <-stopped })
+	return srv, eng
+}
+
+// sandboxControl adapts the sandbox provider to transport.Sandbox, as
+// cmd/payd does.
+type sandboxControl struct{ provider *sandbox.Provider }
+
+func (c sandboxControl) RecordPayment(ctx context.Context, p transport.SandboxPayment) (*engine.ProviderTransaction, error) {
+	return c.provider.RecordPayment(ctx, sandbox.PaymentParams(p))
+}
+
+func (c sandboxControl) SetOutage(down bool) { c.provider.SetOutage(down) }
+
+func (c sandboxControl) SettlePayout(ctx context.Context, withdrawalID, outcome string) error {
+	_, err := c.provider.Settle(ctx, withdrawalID, outcome)
+	if errors.Is(err, sandbox.ErrAlreadySettled) {
+		return engine.Errorf(engine.CodeConflict, "outcome: the payout was already settled the other way")
+	}
+	return err
+}
