@@ -1,0 +1,349 @@
+// Command paydbench measures a payd over HTTP on loopback and, in the same
+// run, the limits it is measured against: the store's bare transaction of
+// the same statements, and a bare net/http handler that decodes and encodes
+// the same JSON. It prints payd's figures as ratios to those, so results
+// compare across machines.
+//
+//	go run ./cmd/paydbench                          # SQLite in a temp dir
+//	go run ./cmd/paydbench -db postgres://...       # Postgres (needs PAYD_MASTER_KEY or makes one)
+//	go run ./cmd/paydbench -smoke                   # seconds-long check that it works
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// options of a run.
+type options struct {
+	payd      string        // payd binary; built from ./cmd/payd when empty
+	db        string        // DSN; a temp SQLite file when empty
+	clients   int           // concurrent clients
+	duration  time.Duration // per scenario
+	scenarios []string
+	seed      int  // deposits to insert through the store before measuring
+	half      bool // also measure latency at half the peak throughput
+	out       io.Writer
+}
+
+func main() {
+	var o options
+	var scenarios string
+	smoke := flag.Bool("smoke", false, "run every scenario for a second with 4 clients: a check that the tool works, not a measurement")
+	flag.StringVar(&o.payd, "payd", "", "payd binary to measure (default: build ./cmd/payd)")
+	flag.StringVar(&o.db, "db", "", "database: SQLite path or postgres:// URL (default: a new SQLite file in a temp dir)")
+	flag.IntVar(&o.clients, "clients", 32, "concurrent clients")
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long each scenario runs")
+	flag.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run")
+	flag.IntVar(&o.seed, "seed-deposits", 0, "deposits to insert through the store before measuring (flat-cost runs: 10000, 1000000)")
+	flag.BoolVar(&o.half, "half", true, "also measure create and GET latency at half of the peak throughput")
+	flag.Parse()
+	if addr := os.Getenv(serveBareEnv); addr != "" {
+		serveBare(addr) // the baseline's own process
+		return
+	}
+	o.scenarios = strings.Split(scenarios, ",")
+	if *smoke {
+		o.clients, o.duration, o.half = 4, time.Second, false
+	}
+	o.out = os.Stdout
+	if err := run(context.Background(), o); err != nil {
+		fmt.Fprintln(os.Stderr, "paydbench:", err)
+		os.Exit(1)
+	}
+}
+
+var allScenarios = []string{"redirect-create", "h2h-create", "h2h-get", "verify", "withdraw-create"}
+
+func run(ctx context.Context, o options) error {
+	dir, err := os.MkdirTemp("", "paydbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if o.payd == "" {
+		o.payd = filepath.Join(dir, "payd")
+		build := exec.Command("go", "build", "-o", o.payd, "./cmd/payd")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build ./cmd/payd (run from the repository root or pass -payd): %v\n%s", err, out)
+		}
+	}
+	if o.db == "" {
+		o.db = filepath.Join(dir, "bench.db")
+	}
+	master := os.Getenv("PAYD_MASTER_KEY")
+	if master == "" {
+		key := make([]byte, 32)
+		rand.Read(key)
+		master = hex.EncodeToString(key)
+	}
+	env := append(os.Environ(), "PAYD_MASTER_KEY="+master)
+	fmt.Fprintf(o.out, "paydbench: %d clients, %s per scenario, db %s\n", o.clients, o.duration, redact(o.db))
+	fmt.Fprintf(o.out, "machine: %s\n\n", machine())
+
+	srv, err := startPayd(ctx, o.payd, o.db, env, dir)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	org, err := bootstrap(o.payd, o.db, env)
+	if err != nil {
+		return err
+	}
+	if o.seed > 0 {
+		start := time.Now()
+		if err := seedDeposits(ctx, o.db, org.id, o.seed); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.out, "seeded %d deposits through the store in %s\n\n", o.seed, time.Since(start).Round(time.Millisecond))
+	}
+	c := newClient(srv.base, org, o.clients)
+
+	results := map[string]*result{}
+	report := newReport(o.out)
+	for _, name := range o.scenarios {
+		sc, ok := scenarioByName[name]
+		if !ok {
+			return fmt.Errorf("unknown scenario %q (have %s)", name, strings.Join(allScenarios, ", "))
+		}
+		res, err := measure(ctx, c, sc, o.clients, o.duration, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		results[name] = res
+		report.row(name, res, srv.peakRSS())
+		if o.half && (name == "h2h-create" || name == "h2h-get") && res.throughput() > 0 {
+			halfRes, err := measure(ctx, c, sc, o.clients, o.duration, res.throughput()/2)
+			if err != nil {
+				return err
+			}
+			report.row(name+" @ half", halfRes, srv.peakRSS())
+		}
+	}
+	rss := srv.peakRSS()
+	srv.stop()
+
+	// The limits payd is measured against, with payd stopped.
+	raw, err := measureStore(ctx, o.db, org.id, o.clients, o.duration)
+	if err != nil {
+		return fmt.Errorf("store limit: %w", err)
+	}
+	report.row("store: bare 3-statement tx", raw, 0)
+	bareRes, err := measureBareHTTP(ctx, dir, o.clients, o.duration)
+	if err != nil {
+		return fmt.Errorf("bare handler: %w", err)
+	}
+	report.row("net/http: bare JSON handler", bareRes, 0)
+
+	fmt.Fprintf(o.out, "\npayd peak RSS: %.1f MiB\n", float64(rss)/(1<<20))
+	ratio := func(label, a string, b *result) {
+		if r, ok := results[a]; ok && b.throughput() > 0 {
+			fmt.Fprintf(o.out, "%-44s %.2fx\n", label, r.throughput()/b.throughput())
+		}
+	}
+	ratio("signed H2H create / bare store transaction", "h2h-create", raw)
+	ratio("redirect create / bare store transaction", "redirect-create", raw)
+	ratio("signed GET / bare net/http JSON handler", "h2h-get", bareRes)
+	if r, ok := results["verify"]; ok {
+		fmt.Fprintf(o.out, "%-44s %.0f deposits/s\n", "verify to succeeded", r.throughput())
+	}
+	return nil
+}
+
+// measure runs sc with n clients for d; with rate > 0 the clients together
+// are paced to that many operations per second (open loop), so latency is
+// measured below saturation.
+func measure(ctx context.Context, c *client, sc scenario, n int, d time.Duration, rate float64) (*result, error) {
+	if sc.prepare != nil {
+		if err := sc.prepare(ctx, c, n); err != nil {
+			return nil, err
+		}
+	}
+	return drive(ctx, n, d, rate, func(ctx context.Context, worker, i int) error { return sc.op(ctx, c, worker, i) })
+}
+
+// result is what one measured run saw.
+type result struct {
+	ops       int
+	errors    int
+	firstErr  error
+	elapsed   time.Duration
+	latencies []time.Duration
+}
+
+func (r *result) throughput() float64 {
+	if r.elapsed <= 0 {
+		return 0
+	}
+	return float64(r.ops) / r.elapsed.Seconds()
+}
+
+func (r *result) percentile(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	i := int(p * float64(len(r.latencies)-1))
+	return r.latencies[i]
+}
+
+// drive calls op from n goroutines until d passes and collects latencies.
+func drive(ctx context.Context, n int, d time.Duration, rate float64, op func(ctx context.Context, worker, i int) error) (*result, error) {
+	type part struct {
+		ops, errs int
+		err       error
+		lat       []time.Duration
+	}
+	parts := make([]part, n)
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	done := make(chan struct{})
+	var tick <-chan time.Time
+	if rate > 0 {
+		t := time.NewTicker(time.Duration(float64(time.Second) / rate))
+		defer t.Stop()
+		tick = t.C
+	}
+	for w := range n {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			p := &parts[w]
+			for i := 0; time.Now().Before(deadline); i++ {
+				if tick != nil {
+					select {
+					case <-tick:
+					case <-time.After(time.Until(deadline)):
+						return
+					}
+				}
+				t0 := time.Now()
+				err := op(ctx, w, i)
+				p.lat = append(p.lat, time.Since(t0))
+				if err != nil {
+					p.errs++
+					if p.err == nil {
+						p.err = err
+					}
+					continue
+				}
+				p.ops++
+			}
+		}()
+	}
+	for range n {
+		<-done
+	}
+	res := &result{elapsed: time.Since(start)}
+	for _, p := range parts {
+		res.ops += p.ops
+		res.errors += p.errs
+		res.latencies = append(res.latencies, p.lat...)
+		if res.firstErr == nil {
+			res.firstErr = p.err
+		}
+	}
+	sort.Slice(res.latencies, func(i, j int) bool { return res.latencies[i] < res.latencies[j] })
+	if res.ops == 0 && res.firstErr != nil {
+		return nil, res.firstErr
+	}
+	return res, nil
+}
+
+// report prints rows as they come, in fixed-width columns.
+type report struct {
+	out    io.Writer
+	header bool
+}
+
+var reportWidths = []int{30, 8, 9, 9, 9, 8, 9}
+
+func newReport(out io.Writer) *report { return &report{out: out} }
+
+func (r *report) row(name string, res *result, rss int64) {
+	rssText := "-"
+	if rss > 0 {
+		rssText = fmt.Sprintf("%.1f MiB", float64(rss)/(1<<20))
+	}
+	errText := fmt.Sprint(res.errors)
+	if res.firstErr != nil {
+		errText += " (" + truncate(res.firstErr.Error(), 60) + ")"
+	}
+	if !r.header {
+		r.print([]string{"scenario", "ops/s", "p50", "p99", "max", "peak RSS", "errors"})
+		r.header = true
+	}
+	r.print([]string{name, fmt.Sprintf("%.0f", res.throughput()),
+		ms(res.percentile(0.50)), ms(res.percentile(0.99)), ms(res.percentile(1)), rssText, errText})
+}
+
+func (r *report) print(cells []string) {
+	for i, cell := range cells {
+		fmt.Fprintf(r.out, "%-*s ", reportWidths[i], cell)
+	}
+	fmt.Fprintln(r.out)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func redact(dsn string) string {
+	if at := strings.LastIndex(dsn, "@"); at > 0 && strings.HasPrefix(dsn, "postgres") {
+		return dsn[:strings.Index(dsn, "://")+3] + "***" + dsn[at:]
+	}
+	return dsn
+}
+
+// machine describes where the run happened.
+func machine() string {
+	cpu := "unknown CPU"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "model name") {
+				cpu = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s, %d CPUs", cpu, numCPU())
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// waitHTTP waits until url answers at all.
+func waitHTTP(url string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		res, err := http.Get(url)
+		if err == nil {
+			res.Body.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not answer within %s", url, within)
+}

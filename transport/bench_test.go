@@ -1,0 +1,38 @@
+package transport
+
+import (
+	"testing"
+	"time"
+
+	"github.com/payd-engine/payd/transport/signing"
+)
+
+var benchBody = []byte(`{"amount":"750.50","payment_method":"bkash_agent","redirect_url":"https://shop.example/return","merchant_id":"order-1002","checkout_mode":"h2h","payer":{"phone":"+8801712345678"},"metadata":{"cart":"A-17","items":[1,2,3]}}`)
+
+// BenchmarkParseObject is the strict decoding of an H2H create body.
+func BenchmarkParseObject(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		o, err := parseObject(benchBody)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := o.string("amount", true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifySignature is the H2H signature check of a create.
+func BenchmarkVerifySignature(b *testing.B) {
+	secret := []byte("payd_ss_0KLRdES1HTSyLGtpBL3geHOGpNPniZLx8OPKNszkjuw")
+	now := time.Unix(1763720100, 0)
+	ts := signing.Timestamp(now)
+	sig := signing.Sign(secret, ts, "POST", "/api/v1/deposits", benchBody)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := signing.Verify([][]byte{secret}, ts, sig, "POST", "/api/v1/deposits", benchBody, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
