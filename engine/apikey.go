@@ -128,8 +128,10 @@ func (e *Engine) CreateAPIKey(ctx context.Context, orgID string) (*APIKeyCredent
 			return notFound(err, "organization")
 		}
 		var err error
-		creds, err = e.issueAPIKey(ctx, tx, orgID, e.now())
-		return err
+		if creds, err = e.issueAPIKey(ctx, tx, orgID, e.now()); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, AuditKeyCreate, orgID, creds.APIKeyID, nil)
 	})
 	return creds, err
 }
@@ -157,8 +159,12 @@ func (e *Engine) RotateAPIKey(ctx context.Context, keyID string, grace time.Dura
 		if err := tx.UpdateAPIKey(ctx, old); err != nil {
 			return err
 		}
-		creds, err = e.issueAPIKey(ctx, tx, old.OrganizationID, now)
-		return err
+		if creds, err = e.issueAPIKey(ctx, tx, old.OrganizationID, now); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, AuditKeyRotate, old.OrganizationID, old.ID, map[string]string{
+			"new_api_key_id": creds.APIKeyID, "grace": grace.String(), "old_key_expires_at": FormatTime(*old.ExpiresAt),
+		})
 	})
 	return creds, err
 }
@@ -175,7 +181,10 @@ func (e *Engine) RevokeAPIKey(ctx context.Context, keyID string) (*APIKey, error
 		if key.ExpiresAt == nil || now.Before(*key.ExpiresAt) {
 			key.ExpiresAt = &now
 		}
-		return tx.UpdateAPIKey(ctx, key)
+		if err := tx.UpdateAPIKey(ctx, key); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, AuditKeyRevoke, key.OrganizationID, key.ID, nil)
 	})
 	return key, err
 }
@@ -194,7 +203,12 @@ func (e *Engine) RotateSigningSecret(ctx context.Context, keyID string) (string,
 		key.PreviousSigningSecret = key.SigningSecret
 		key.PreviousSecretExpiresAt = now.Add(SigningSecretGrace)
 		key.SigningSecret = e.keyring.Seal([]byte(secret), key.ID)
-		return tx.UpdateAPIKey(ctx, key)
+		if err := tx.UpdateAPIKey(ctx, key); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, AuditSigningSecretRotate, key.OrganizationID, key.ID, map[string]string{
+			"previous_valid_until": FormatTime(key.PreviousSecretExpiresAt),
+		})
 	})
 	if err != nil {
 		return "", err

@@ -193,8 +193,12 @@ func (e *Engine) CreateOrganization(ctx context.Context, s OrganizationSettings)
 			return err
 		}
 		var err error
-		creds, err = e.issueAPIKey(ctx, tx, org.ID, now)
-		return err
+		if creds, err = e.issueAPIKey(ctx, tx, org.ID, now); err != nil {
+			return err
+		}
+		details := s.auditDetails()
+		details["api_key_id"] = creds.APIKeyID
+		return e.audit(ctx, tx, AuditOrgCreate, org.ID, org.ID, details)
 	})
 	if err != nil {
 		return nil, err
@@ -215,7 +219,10 @@ func (e *Engine) UpdateOrganization(ctx context.Context, id string, s Organizati
 			return err
 		}
 		org.UpdatedAt = e.now()
-		return tx.UpdateOrganization(ctx, org)
+		if err := tx.UpdateOrganization(ctx, org); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, AuditOrgUpdate, org.ID, org.ID, s.auditDetails())
 	})
 	return org, err
 }

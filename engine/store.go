@@ -196,6 +196,29 @@ type Tx interface {
 	CreateEvent(ctx context.Context, e *Event) error
 	// ListEvents returns the events matching p, oldest first.
 	ListEvents(ctx context.Context, p ListEventsParams) ([]*Event, error)
+
+	// GetWithdrawalByMerchantID returns ErrNotFound unless the
+	// organization has a withdrawal with that merchant_id.
+	GetWithdrawalByMerchantID(ctx context.Context, organizationID, merchantID string) (*Withdrawal, error)
+
+	// ReleaseLeases gives up every lease owner holds on open work (running
+	// attempts, processing withdrawals, pending deliveries): it clears their
+	// LeaseOwner and LeasedUntil so that any worker may claim them at once.
+	// Rows leased by other owners are left alone.
+	ReleaseLeases(ctx context.Context, owner string) error
+
+	// AppendAudit inserts an entry into the append-only audit log. Returns
+	// ErrDuplicate if its ID exists. There is no way to change or remove an
+	// entry.
+	AppendAudit(ctx context.Context, e *AuditEntry) error
+	// ListAudit returns the audit entries matching p, oldest first.
+	ListAudit(ctx context.Context, p ListAuditParams) ([]*AuditEntry, error)
+}
+
+// ListAuditParams filters ListAudit. An empty OrganizationID matches all.
+type ListAuditParams struct {
+	OrganizationID string
+	Limit          int // zero means no limit
 }
 
 // ClaimParams selects and leases due work.

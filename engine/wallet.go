@@ -111,8 +111,12 @@ func (e *Engine) AddWallet(ctx context.Context, p AddWalletParams) (*Wallet, err
 		err := tx.CreateWallet(ctx, w)
 		if errors.Is(err, ErrDuplicate) {
 			return Invalid("phone", "the organization already has this wallet for the channel and operation")
+		} else if err != nil {
+			return err
 		}
-		return err
+		return e.audit(ctx, tx, AuditWalletAdd, w.OrganizationID, w.ID, map[string]string{
+			"channel": w.Channel, "operation": w.Operation, "phone": w.Phone, "name": w.Name,
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -144,7 +148,14 @@ func (e *Engine) SetWalletEnabled(ctx context.Context, orgID, walletID string, e
 			return notFound(err, "wallet")
 		}
 		w.Enabled = enabled
-		return tx.UpdateWallet(ctx, w)
+		if err := tx.UpdateWallet(ctx, w); err != nil {
+			return err
+		}
+		action := AuditWalletDisable
+		if enabled {
+			action = AuditWalletEnable
+		}
+		return e.audit(ctx, tx, action, w.OrganizationID, w.ID, nil)
 	})
 	return w, err
 }

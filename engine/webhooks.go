@@ -45,7 +45,10 @@ func (e *Engine) AddWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
 			return notFound(err, "organization")
 		}
-		return tx.CreateWebhookEndpoint(ctx, ep)
+		if err := tx.CreateWebhookEndpoint(ctx, ep); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, AuditWebhookAdd, orgID, ep.ID, map[string]string{"url": redactURL(ep.URL)})
 	})
 	if err != nil {
 		return nil, "", err
@@ -70,7 +73,14 @@ func (e *Engine) ListWebhookEndpoints(ctx context.Context, orgID string) ([]*Web
 // RemoveWebhookEndpoint deletes an endpoint and its deliveries.
 func (e *Engine) RemoveWebhookEndpoint(ctx context.Context, id string) error {
 	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		return notFound(tx.DeleteWebhookEndpoint(ctx, id), "webhook endpoint")
+		ep, err := tx.GetWebhookEndpoint(ctx, id)
+		if err != nil {
+			return notFound(err, "webhook endpoint")
+		}
+		if err := tx.DeleteWebhookEndpoint(ctx, id); err != nil {
+			return notFound(err, "webhook endpoint")
+		}
+		return e.audit(ctx, tx, AuditWebhookRemove, ep.OrganizationID, ep.ID, map[string]string{"url": redactURL(ep.URL)})
 	})
 }
 
@@ -88,7 +98,12 @@ func (e *Engine) RotateWebhookSecret(ctx context.Context, id string) (string, er
 		ep.PreviousSecret, ep.PreviousSecretExpiresAt = ep.Secret, now.Add(WebhookSecretGrace)
 		ep.Secret = e.keyring.Seal([]byte(secret), ep.ID)
 		ep.UpdatedAt = now
-		return tx.UpdateWebhookEndpoint(ctx, ep)
+		if err := tx.UpdateWebhookEndpoint(ctx, ep); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, AuditWebhookRotateSecret, ep.OrganizationID, ep.ID, map[string]string{
+			"previous_valid_until": FormatTime(ep.PreviousSecretExpiresAt),
+		})
 	})
 	if err != nil {
 		return "", err
@@ -105,8 +120,12 @@ func (e *Engine) EnableWebhookEndpoint(ctx context.Context, id string) (*Webhook
 		if ep, err = tx.LockWebhookEndpoint(ctx, id); err != nil {
 			return notFound(err, "webhook endpoint")
 		}
+		details := map[string]string{"was_enabled": fmt.Sprint(ep.Enabled), "disabled_reason": ep.DisabledReason}
 		ep.Enabled, ep.DisabledReason, ep.FailingSince, ep.UpdatedAt = true, "", time.Time{}, e.now()
-		return tx.UpdateWebhookEndpoint(ctx, ep)
+		if err := tx.UpdateWebhookEndpoint(ctx, ep); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, AuditWebhookEnable, ep.OrganizationID, ep.ID, details)
 	})
 	if err == nil {
 		e.wakeWorkers()
@@ -121,6 +140,7 @@ func (e *Engine) EnableWebhookEndpoint(ctx context.Context, id string) (*Webhook
 func (e *Engine) Redeliver(ctx context.Context, eventID, endpointID string) (int, error) {
 	n := 0
 	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		n = 0 // fn may run more than once
 		ev, err := tx.GetEvent(ctx, eventID)
 		if err != nil {
 			return notFound(err, "event")
@@ -164,7 +184,9 @@ func (e *Engine) Redeliver(ctx context.Context, eventID, endpointID string) (int
 			}
 			n++
 		}
-		return nil
+		return e.audit(ctx, tx, AuditWebhookRedeliver, ev.OrganizationID, ev.ID, map[string]string{
+			"endpoint_id": endpointID, "queued": fmt.Sprint(n),
+		})
 	})
 	if err == nil {
 		e.wakeWorkers()
@@ -189,6 +211,7 @@ type DeliveryWithAttempts struct {
 func (e *Engine) ListEventDeliveries(ctx context.Context, orgID string, limit int) ([]EventDeliveries, error) {
 	var out []EventDeliveries
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		out = nil // fn may run more than once
 		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
 			return notFound(err, "organization")
 		}

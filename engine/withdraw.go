@@ -186,6 +186,9 @@ func (e *Engine) AdjustBalance(ctx context.Context, p AdjustParams) (*Journal, e
 		amount = amount.Neg()
 	}
 	reason, actor := strings.TrimSpace(p.Reason), strings.TrimSpace(p.Actor)
+	if actor == "" && ActorFrom(ctx) != unknownActor {
+		actor = ActorFrom(ctx) // the actor of the context (WithActor) by default
+	}
 	if reason == "" || len(reason) > 500 {
 		return nil, Invalid("reason", "must be 1 to 500 characters")
 	}
@@ -214,7 +217,12 @@ func (e *Engine) AdjustBalance(ctx context.Context, p AdjustParams) (*Journal, e
 			OrganizationID: p.OrganizationID, Kind: JournalAdjustment, Memo: reason, Actor: actor,
 			Entries: []Entry{{AccountAdjustments, amount.Neg()}, {AccountAvailable, amount}},
 		}
-		return e.writeJournal(ctx, tx, j, e.now())
+		if err := e.writeJournal(ctx, tx, j, e.now()); err != nil {
+			return err
+		}
+		return e.audit(WithActor(ctx, actor), tx, AuditBalanceAdjust, p.OrganizationID, j.ID, map[string]string{
+			"amount": FormatAmount(amount), "reason": reason,
+		})
 	})
 	return j, err
 }

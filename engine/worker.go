@@ -5,13 +5,21 @@ import (
 	"time"
 )
 
+// releaseTimeout bounds the release of leases as Run returns: past it the
+// leases simply run out.
+const releaseTimeout = 5 * time.Second
+
 // Run does the engine's background work until ctx ends: it checks queued
 // verification attempts against the provider, moves payouts along, ends
 // deposits whose deadline passed, and posts webhooks (in goroutines of
 // their own, so a slow receiver holds up nothing else). It returns once
 // the posts in flight have finished. Every piece of work is claimed in the database with a
-// lease, so any number of engines may run over one database.
+// lease, so any number of engines may run over one database. As it returns
+// it hands back the leases it still holds (ReleaseLeases), so another engine
+// takes that work at once instead of when the leases run out. Run one Run
+// per Engine.
 func (e *Engine) Run(ctx context.Context) error {
+	defer e.releaseLeasesAtExit(ctx)
 	defer e.deliveries.wg.Wait()
 	for {
 		busy := false
@@ -66,4 +74,26 @@ func (e *Engine) wakeWorkers() {
 	case e.wake <- struct{}{}:
 	default:
 	}
+}
+
+// ReleaseLeases hands back every lease this engine holds on open work
+// (attempts, payouts, webhook deliveries): another engine may claim them at
+// once. Call it only when none of this engine's workers is running; Run
+// does as it returns. A worker that still finished such work would find its
+// lease gone and drop its outcome, and the work would be done again: safe
+// (lookups and idempotent payouts repeat harmlessly), only wasted.
+func (e *Engine) ReleaseLeases(ctx context.Context) error {
+	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error { return tx.ReleaseLeases(ctx, e.workerID) })
+}
+
+// releaseLeasesAtExit is ReleaseLeases as Run returns: ctx is done by then,
+// so it runs on a context of its own, bounded by releaseTimeout.
+func (e *Engine) releaseLeasesAtExit(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := e.ReleaseLeases(ctx); err != nil {
+		e.cfg.Logger.ErrorContext(ctx, "could not hand back leases at shutdown; they run out by themselves", "err", err)
+		return
+	}
+	e.cfg.Logger.DebugContext(ctx, "handed back leases", "worker", e.workerID)
 }

@@ -90,6 +90,11 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"ClaimDeliveriesPerEndpointAndExclude", testClaimDeliveriesPerEndpointAndExclude},
 			{"ClaimDeliveriesPerEndpointCap", testClaimDeliveriesPerEndpointCap},
 		}},
+		{"Reliability", []test{
+			{"WithdrawalByMerchantID", testWithdrawalByMerchantID},
+			{"ReleaseLeases", testReleaseLeases},
+			{"AuditRoundTrip", testAuditRoundTrip},
+		}},
 		{"Sandbox", []test{
 			{"Payments", testSandboxPayments},
 			{"Payouts", testSandboxPayouts},

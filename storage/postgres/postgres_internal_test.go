@@ -111,7 +111,7 @@ func TestMigrationsMatchSQLite(t *testing.T) {
 	for _, m := range ms {
 		names = append(names, m.name)
 	}
-	want := []string{"0001_init.sql", "0002_verification.sql", "0003_withdrawals.sql", "0004_webhooks.sql"}
+	want := []string{"0001_init.sql", "0002_verification.sql", "0003_withdrawals.sql", "0004_webhooks.sql", "0005_audit_log.sql"}
 	if !slices.Equal(names, want) {
 		t.Errorf("migrations = %v, want %v", names, want)
 	}

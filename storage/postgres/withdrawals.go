@@ -90,3 +90,10 @@ func (t *tx) ClaimDuePayouts(ctx context.Context, p engine.ClaimParams) ([]*engi
 	})
 	return out, nil
 }
+
+// GetWithdrawalByMerchantID reads through the UNIQUE (organization_id,
+// merchant_id) index.
+func (t *tx) GetWithdrawalByMerchantID(ctx context.Context, organizationID, merchantID string) (*engine.Withdrawal, error) {
+	return scanWithdrawal(t.tx.QueryRow(ctx,
+		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE organization_id = $1 AND merchant_id = $2`, organizationID, merchantID))
+}

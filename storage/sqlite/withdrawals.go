@@ -98,3 +98,10 @@ func (t *tx) ClaimDuePayouts(ctx context.Context, p engine.ClaimParams) ([]*engi
 	})
 	return out, nil
 }
+
+// GetWithdrawalByMerchantID reads through the UNIQUE (organization_id,
+// merchant_id) index.
+func (t *tx) GetWithdrawalByMerchantID(ctx context.Context, organizationID, merchantID string) (*engine.Withdrawal, error) {
+	return scanWithdrawal(t.tx.QueryRowContext(ctx,
+		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE organization_id = ? AND merchant_id = ?`, organizationID, merchantID))
+}
