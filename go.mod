@@ -9,6 +9,7 @@ require (
 	github.com/shopspring/decimal v1.6.0
 	modernc.org/sqlite v1.61.1
 	pgregory.net/rapid v1.3.0
+	rsc.io/qr v0.2.0
 )
 
 require (

@@ -24,9 +24,11 @@ type Engine interface {
 	GetDepositByCheckoutToken(ctx context.Context, token string) (*engine.Deposit, error)
 	SubmitTransactionID(ctx context.Context, p engine.VerifyParams) (*engine.Verification, error)
 	SubmitCheckoutPayment(ctx context.Context, token, transactionID string) (*engine.Verification, error)
+	SubmitTransactionIDByToken(ctx context.Context, token, transactionID string) (*engine.Verification, error)
 	CancelCheckout(ctx context.Context, token string) (*engine.Deposit, error)
 	CreateWithdrawal(ctx context.Context, p engine.CreateWithdrawalParams) (*engine.Withdrawal, error)
 	GetWithdrawal(ctx context.Context, orgID, id string) (*engine.Withdrawal, error)
+	GetWithdrawalByMerchantID(ctx context.Context, orgID, merchantID string) (*engine.Withdrawal, error)
 	PollPayoutNow(ctx context.Context, orgID, id string) error
 	GetBalance(ctx context.Context, orgID string) (*engine.Balance, error)
 	Now() time.Time
@@ -91,9 +93,10 @@ func NewHandler(cfg Config) http.Handler {
 	s.route(mux, "/v1/deposits", map[string]handlerFunc{http.MethodPost: s.createDeposit})
 	s.route(mux, "/v1/deposits/{id}", map[string]handlerFunc{http.MethodGet: s.getDeposit})
 	s.route(mux, "/v1/deposits/{id}/verify", map[string]handlerFunc{http.MethodPost: s.verifyDeposit})
-	s.route(mux, "/v1/withdraws", map[string]handlerFunc{http.MethodPost: s.createWithdrawal})
+	s.route(mux, "/v1/withdraws", map[string]handlerFunc{http.MethodPost: s.createWithdrawal, http.MethodGet: s.findWithdrawal})
 	s.route(mux, "/v1/withdraws/{id}", map[string]handlerFunc{http.MethodGet: s.getWithdrawal})
 	s.route(mux, "/v1/balance", map[string]handlerFunc{http.MethodGet: s.getBalance})
+	s.route(mux, "/openapi.json", map[string]handlerFunc{http.MethodGet: s.openAPI})
 	if s.sandbox != nil {
 		s.route(mux, "/sandbox/payments", map[string]handlerFunc{http.MethodPost: s.recordSandboxPayment})
 		s.route(mux, "/sandbox/withdraws/{id}/settle", map[string]handlerFunc{http.MethodPost: s.settleSandboxWithdrawal})
@@ -105,7 +108,8 @@ func NewHandler(cfg Config) http.Handler {
 		return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s", r.URL.Path)
 	}))
 	mux.Handle("GET /checkout/{token}", s.handle(s.checkoutPage))
-	return s.logRequests(mux)
+	mux.Handle("POST /checkout/{token}/verify", s.handle(s.checkoutVerify))
+	return s.logRequests(s.canonicalPaths(mux))
 }
 
 // handlerFunc is an HTTP handler that returns its error instead of writing

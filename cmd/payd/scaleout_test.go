@@ -58,6 +58,8 @@ func startInstance(t *testing.T, bin, db string, env []string) *instance {
 	cmd := exec.Command(bin, "serve", "--db", db, "--addr", "127.0.0.1:0", "--log-format", "json",
 		"--lease-duration", "2s", "--sandbox-payout-delay", "200ms", "--webhook-allow-private")
 	cmd.Env = env
+	inst := &instance{cmd: cmd}
+	cmd.Stdout = instanceStdout{inst} // payd writes nothing there; if it did, it joins the log
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +67,6 @@ func startInstance(t *testing.T, bin, db string, env []string) *instance {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	inst := &instance{cmd: cmd}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	addr := make(chan string, 1)
 	go func() {

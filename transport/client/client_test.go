@@ -422,8 +422,11 @@ func TestSignatureFailures(t *testing.T) {
 		})
 	}
 	// The default HTTP client follows no redirect: a redirect would change
-	// the signed target. The server redirects a non-canonical path.
-	_, err = client.New(e.URL+"/api/../api", e.APIKey, e.Secret).GetDeposit(ctx, d.ID)
+	// the signed target. (payd answers a non-canonical path 404, so a proxy
+	// in front of it redirects here.)
+	redirector := httptest.NewServer(http.RedirectHandler(e.URL+"/api/v1/deposits/"+d.ID, http.StatusMovedPermanently))
+	defer redirector.Close()
+	_, err = client.New(redirector.URL+"/api", e.APIKey, e.Secret).GetDeposit(ctx, d.ID)
 	var redirect *client.Error
 	if !errors.As(err, &redirect) || redirect.StatusCode/100 != 3 || redirect.Code != "" {
 		t.Fatalf("err = %v, want the redirect as an *Error", err)

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// apiDoc is the served OpenAPI document with a validator of its schemas,
+// and the record of which documented responses the test has seen.
+type apiDoc struct {
+	t    *testing.T
+	doc  map[string]any
+	v    *schemaValidator
+	seen map[string]map[int]bool // "POST /v1/deposits" -> statuses
+}
+
+func loadAPIDoc(t *testing.T, url string) *apiDoc {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("GET %s: %d %s", url, res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatalf("the document is not JSON: %v", err)
+	}
+	d := &apiDoc{t: t, doc: doc, v: newSchemaValidator(doc), seen: map[string]map[int]bool{}}
+	d.record("GET", "/openapi.json", http.StatusOK, body)
+	return d
+}
+
+// operation returns the document's operation for method and path template.
+func (d *apiDoc) operation(method, tmpl string) map[string]any {
+	d.t.Helper()
+	paths, _ := d.doc["paths"].(map[string]any)
+	item, _ := paths[tmpl].(map[string]any)
+	op, _ := item[strings.ToLower(method)].(map[string]any)
+	if op == nil {
+		d.t.Fatalf("the document has no operation %s %s", method, tmpl)
+	}
+	return op
+}
+
+// record validates a response against the document: its status must be
+// documented for the operation, and its body must match that response's
+// schema.
+func (d *apiDoc) record(method, tmpl string, status int, body []byte) {
+	d.t.Helper()
+	op := d.operation(method, tmpl)
+	responses, _ := op["responses"].(map[string]any)
+	r, ok := responses[strconv.Itoa(status)]
+	if !ok {
+		d.t.Fatalf("%s %s answered %d, which the document does not list: %s", method, tmpl, status, body)
+	}
+	resp := r.(map[string]any)
+	if ref, ok := resp["$ref"].(string); ok {
+		target, err := d.v.resolve(ref)
+		if err != nil {
+			d.t.Fatal(err)
+		}
+		resp = target.(map[string]any)
+	}
+	schema := resp["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+	if err := d.v.validateJSON(schema, body); err != nil {
+		d.t.Fatalf("%s %s %d does not match the document: %v\nbody: %s", method, tmpl, status, err, body)
+	}
+	key := method + " " + tmpl
+	if d.seen[key] == nil {
+		d.seen[key] = map[int]bool{}
+	}
+	d.seen[key][status] = true
+}
+
+// request validates a request body the test sends as valid against the
+// operation's requestBody schema.
+func (d *apiDoc) request(method, tmpl, body string) {
+	d.t.Helper()
+	rb := d.operation(method, tmpl)["requestBody"].(map[string]any)
+	schema := rb["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+	if err := d.v.validateJSON(schema, []byte(body)); err != nil {
+		d.t.Fatalf("a valid request to %s %s does not match the document: %v\nbody: %s", method, tmpl, err, body)
+	}
+}
+
+// validateSchema checks a body against a named component schema.
+func (d *apiDoc) validateSchema(name string, body []byte) {
+	d.t.Helper()
+	if err := d.v.validateJSON(map[string]any{"$ref": "#/components/schemas/" + name}, body); err != nil {
+		d.t.Fatalf("not a %s: %v\nbody: %s", name, err, body)
+	}
+}
+
+// TestOpenAPI makes real requests to every documented operation (its
+// successes and main errors) and validates each answer against the served
+// OpenAPI 3.1 document; then checks that every operation was exercised.
+func TestOpenAPI(t *testing.T) {
+	h := newHarnessWith(t, sandboxSettings{payoutMode: "manual", unavailableMethods: []string{"upay"}})
+	doc := loadAPIDoc(t, h.srv.URL+"/api/openapi.json")
+	if doc.doc["openapi"] != "3.1.0" {
+		t.Fatalf("openapi %v", doc.doc["openapi"])
+	}
+	if servers := doc.doc["servers"].([]any); servers[0].(map[string]any)["url"] != "/api" {
+		t.Fatalf("servers %v", servers)
+	}
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	plain := h.newOrg(engine.OrganizationSettings{})
+	if _, err := h.app.engine.AddWallet(context.Background(), engine.AddWalletParams{
+		OrganizationID: org.id, Channel: "bkash", Operation: "cash_out", Phone: "01811111111", Name: "Agent", QRPayload: "bkash-qr-1",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h.addWallet(org, "bkash", "make_payment", "01822222222", "")
+
+	// call sends req and validates the answer as operation method tmpl,
+	// checking the status too.
+	call := func(o *testOrg, tmpl string, req request, want int) *response {
+		t.Helper()
+		if req.apiKey == "" {
+			req.apiKey = o.apiKey
+		} else if req.apiKey == "-" {
+			req.apiKey = ""
+		}
+		if req.method == "" {
+			req.method = http.MethodPost
+		}
+		if req.path == "" {
+			req.path = "/api" + tmpl
+		}
+		if want < 300 && req.body != "" {
+			doc.request(req.method, tmpl, req.body)
+		}
+		res := h.do(o, req)
+		if res.status != want {
+			t.Fatalf("%s %s: %d, want %d: %s", req.method, req.path, res.status, want, res.body)
+		}
+		doc.record(req.method, tmpl, res.status, res.body)
+		return res
+	}
+	const deposits, deposit, verify = "/v1/deposits", "/v1/deposits/{id}", "/v1/deposits/{id}/verify"
+	get := func(path string) request { return request{method: http.MethodGet, path: "/api" + path} }
+	signedGet := func(path string) request { return request{method: http.MethodGet, path: "/api" + path, sign: true} }
+
+	// POST /v1/deposits
+	red := call(org, deposits, request{body: redirect(kv{"merchant_id", `"o1"`}, kv{"metadata", `{"cart":[1,2]}`})}, 200)
+	call(org, deposits, request{body: redirect(kv{"merchant_id", `"o1"`}, kv{"metadata", `{"cart":[1,2]}`})}, 200)
+	ins := call(org, deposits, request{sign: true, body: h2h(kv{"merchant_id", `"o2"`})}, 201)
+	call(org, deposits, request{sign: true, body: h2h(kv{"merchant_id", `"o2"`})}, 200)
+	act := call(org, deposits, request{sign: true, body: h2h(kv{"merchant_id", `"o3"`}, kv{"payment_method", `"bkash"`})}, 201)
+	mp := call(org, deposits, request{sign: true, body: h2h(kv{"merchant_id", `"o4"`}, kv{"payment_method", `"bkash_merchant"`})}, 201)
+	if str(ins.json, "next_action", "qr_payload") != "bkash-qr-1" || str(act.json, "next_action", "type") != "redirect" {
+		t.Fatalf("setup: %s %s", ins.body, act.body)
+	}
+	call(org, deposits, request{body: redirect(kv{"amount", `500`})}, 400)
+	call(org, deposits, request{apiKey: "-", body: redirect()}, 401)
+	call(org, deposits, request{body: h2h()}, 401)
+	call(plain, deposits, request{sign: true, body: h2h()}, 403)
+	call(org, deposits, request{body: redirect(kv{"merchant_id", `"o1"`}, kv{"amount", `"600"`})}, 409)
+	call(org, deposits, request{body: redirect(kv{"metadata", `{"pad":"` + strings.Repeat("x", 64<<10) + `"}`})}, 413)
+	call(org, deposits, request{sign: true, body: h2h(kv{"merchant_id", `"o5"`}, kv{"payment_method", `"nagad_agent"`})}, 503)
+
+	// GET /v1/deposits/{id}
+	call(org, deposit, get("/v1/deposits/"+str(red.json, "id")), 200)
+	for _, d := range []*response{ins, act, mp} {
+		call(org, deposit, signedGet("/v1/deposits/"+str(d.json, "id")), 200)
+	}
+	call(org, deposit, get("/v1/deposits/"+str(ins.json, "id")), 401)
+	call(org, deposit, request{apiKey: "-", method: http.MethodGet, path: "/api/v1/deposits/" + str(red.json, "id")}, 401)
+	call(org, deposit, get("/v1/deposits/dep_00000000000000000000000000"), 404)
+	call(plain, deposit, get("/v1/deposits/"+str(red.json, "id")), 404)
+
+	// POST /v1/deposits/{id}/verify
+	insPath := "/api/v1/deposits/" + str(ins.json, "id") + "/verify"
+	call(org, verify, request{path: insPath, sign: true, body: `{}`}, 400)
+	call(org, verify, request{path: insPath, body: `{"provider_transaction_id":"TX1"}`}, 401)
+	call(org, verify, request{path: "/api/v1/deposits/dep_00000000000000000000000000/verify", sign: true, body: `{"provider_transaction_id":"TX1"}`}, 404)
+	call(org, verify, request{path: "/api/v1/deposits/" + str(act.json, "id") + "/verify", sign: true, body: `{"provider_transaction_id":"TX1"}`}, 409)
+	call(org, "/sandbox/payments", request{body: `{"channel":"bkash","transaction_id":"TX1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed","type":"cash_out"}`}, 201)
+	call(org, verify, request{path: insPath, sign: true, body: `{"provider_transaction_id":"tx1"}`}, 202)
+	call(org, verify, request{path: insPath, sign: true, body: `{"provider_transaction_id":"TX2"}`}, 409)
+	h.work()
+	call(org, verify, request{path: insPath, sign: true, body: `{"provider_transaction_id":"TX1"}`}, 200)
+	paid := call(org, deposit, signedGet("/v1/deposits/"+str(ins.json, "id")), 200)
+	assertJSONField(t, paid.body, "next_action", "null")
+	assertJSONField(t, paid.body, "status", `"succeeded"`)
+	// A failed attempt: the resolved repeat carries its failure_code.
+	mpPath := "/api/v1/deposits/" + str(mp.json, "id") + "/verify"
+	call(org, "/sandbox/payments", request{body: `{"channel":"bkash","transaction_id":"TX3","payer_phone":"01712345678","recipient_phone":"01822222222","amount":"499","status":"completed"}`}, 201)
+	call(org, verify, request{path: mpPath, sign: true, body: `{"provider_transaction_id":"TX3"}`}, 202)
+	h.work()
+	call(org, verify, request{path: mpPath, sign: true, body: `{"provider_transaction_id":"TX3"}`}, 200)
+	call(org, deposit, signedGet("/v1/deposits/"+str(mp.json, "id")), 200)
+
+	// Withdrawals and the balance.
+	const withdraws, withdraw = "/v1/withdraws", "/v1/withdraws/{id}"
+	h.fund(org, "10000")
+	wd := call(org, withdraws, request{body: withdrawal(kv{"merchant_id", `"w1"`}, kv{"metadata", `{"payout":1}`})}, 201)
+	call(org, withdraws, request{body: withdrawal(kv{"amount", `500`})}, 400)
+	call(org, withdraws, request{apiKey: "-", body: withdrawal()}, 401)
+	call(plain, withdraws, request{body: withdrawal()}, 403)
+	call(org, withdraws, request{body: withdrawal(kv{"merchant_id", `"w2"`}, kv{"amount", `"25000"`})}, 403)
+	call(org, withdraws, request{body: withdrawal(kv{"merchant_id", `"w1"`})}, 409)
+	call(org, withdraws, request{body: withdrawal(kv{"merchant_id", `"w3"`}, kv{"payment_method", `"upay"`})}, 503)
+	call(org, withdraws, request{body: withdrawal(kv{"metadata", `{"pad":"` + strings.Repeat("x", 64<<10) + `"}`})}, 413)
+	wdID := str(wd.json, "id")
+	call(org, withdraw, get("/v1/withdraws/"+wdID), 200)
+	call(org, withdraw, get("/v1/withdraws/wd_00000000000000000000000000"), 404)
+	call(org, withdraw, request{apiKey: "-", method: http.MethodGet, path: "/api/v1/withdraws/" + wdID}, 401)
+	call(org, withdraws, get("/v1/withdraws?merchant_id=w1"), 200)
+	call(org, withdraws, get("/v1/withdraws?merchant_id=nope"), 404)
+	call(plain, withdraws, get("/v1/withdraws?merchant_id=w1"), 404)
+	call(org, withdraws, get("/v1/withdraws?merchant_id=w1&status=x"), 400)
+	call(org, withdraws, request{apiKey: "-", method: http.MethodGet, path: "/api/v1/withdraws?merchant_id=w1"}, 401)
+	call(org, "/v1/balance", get("/v1/balance"), 200)
+	call(org, "/v1/balance", request{apiKey: "-", method: http.MethodGet, path: "/api/v1/balance"}, 401)
+
+	// The sandbox.
+	const settle = "/sandbox/withdraws/{id}/settle"
+	call(org, "/sandbox/payments", request{body: `{"channel":"bkash","transaction_id":"TX1","payer_phone":"01712345678","amount":"500","status":"completed"}`}, 409)
+	call(org, "/sandbox/payments", request{body: `{"channel":"bkash","transaction_id":"TX9","payer_phone":"01712345678","amount":"500","status":"done"}`}, 400)
+	call(org, "/sandbox/payments", request{apiKey: "-", body: `{}`}, 401)
+	call(org, "/sandbox/payments", request{body: `{"channel":"nagad","transaction_id":"TX9","payer_phone":"01712345678","amount":"100","status":"failed","completed_at":"2026-11-21T10:00:00Z"}`}, 201)
+	call(org, "/sandbox/outage", request{body: `{"enabled":false}`}, 200)
+	call(org, "/sandbox/outage", request{body: `{"enabled":"no"}`}, 400)
+	call(org, "/sandbox/outage", request{apiKey: "-", body: `{"enabled":false}`}, 401)
+	call(org, settle, request{path: "/api/sandbox/withdraws/" + wdID + "/settle", body: `{"outcome":"maybe"}`}, 400)
+	call(org, settle, request{path: "/api/sandbox/withdraws/wd_00000000000000000000000000/settle", body: `{"outcome":"succeeded"}`}, 404)
+	call(org, settle, request{path: "/api/sandbox/withdraws/" + wdID + "/settle", body: `{"outcome":"succeeded"}`}, 200)
+	call(org, settle, request{path: "/api/sandbox/withdraws/" + wdID + "/settle", body: `{"outcome":"failed"}`}, 409)
+	call(org, settle, request{apiKey: "-", path: "/api/sandbox/withdraws/" + wdID + "/settle", body: `{"outcome":"failed"}`}, 401)
+	h.work()
+	settled := call(org, withdraw, get("/v1/withdraws/"+wdID), 200)
+	assertJSONField(t, settled.body, "status", `"succeeded"`)
+
+	// Outside the operations: a method a path does not serve, and a path
+	// that does not exist, answer the documented envelope.
+	for _, c := range []struct {
+		method, path string
+		status       int
+	}{{http.MethodPost, "/api/v1/balance", 405}, {http.MethodDelete, "/api/v1/deposits", 405}, {http.MethodGet, "/api/v2/deposits", 404}} {
+		res := h.do(org, request{method: c.method, path: c.path, apiKey: org.apiKey})
+		if res.status != c.status {
+			t.Fatalf("%s %s: %d", c.method, c.path, res.status)
+		}
+		doc.validateSchema("Error", res.body)
+	}
+
+	// Every path of the document serves exactly its documented methods:
+	// any other is 405, so no operation the server has goes undocumented.
+	for tmpl, item := range doc.doc["paths"].(map[string]any) {
+		path := "/api" + strings.ReplaceAll(tmpl, "{id}", wdID)
+		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if _, documented := item.(map[string]any)[strings.ToLower(method)]; documented {
+				continue
+			}
+			if res := h.do(org, request{method: method, path: path, apiKey: org.apiKey}); res.status != http.StatusMethodNotAllowed {
+				t.Errorf("%s %s: %d, but the document does not list the method: %s", method, path, res.status, res.body)
+			}
+		}
+	}
+
+	// Every operation of the document was exercised, with a success and
+	// (but for the document itself) an error.
+	var missing []string
+	for tmpl, item := range doc.doc["paths"].(map[string]any) {
+		for method := range item.(map[string]any) {
+			key := strings.ToUpper(method) + " " + tmpl
+			ok2xx, ok4xx := false, tmpl == "/openapi.json"
+			for status := range doc.seen[key] {
+				ok2xx = ok2xx || status < 300
+				ok4xx = ok4xx || status >= 400
+			}
+			if !ok2xx || !ok4xx {
+				missing = append(missing, key)
+			}
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Fatalf("operations not exercised with a success and an error: %v", missing)
+	}
+}
+
+// TestOpenAPIDocument checks the document itself: every $ref resolves,
+// every schema uses only keywords the validator knows, every operation has
+// an operationId, and every error response's schema is an error envelope.
+func TestOpenAPIDocument(t *testing.T) {
+	h := newHarness(t)
+	doc := loadAPIDoc(t, h.srv.URL+"/api/openapi.json")
+	ids := map[string]bool{}
+	for tmpl, item := range doc.doc["paths"].(map[string]any) {
+		for method, opAny := range item.(map[string]any) {
+			op := opAny.(map[string]any)
+			id, _ := op["operationId"].(string)
+			if id == "" || ids[id] {
+				t.Fatalf("%s %s: operationId %q missing or repeated", method, tmpl, id)
+			}
+			ids[id] = true
+			for status, r := range op["responses"].(map[string]any) {
+				resp := r.(map[string]any)
+				if ref, ok := resp["$ref"].(string); ok {
+					target, err := doc.v.resolve(ref)
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp = target.(map[string]any)
+				}
+				schema := resp["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+				if status[0] != '4' && status[0] != '5' {
+					continue
+				}
+				// An error response is an envelope whose codes are all
+				// among those of the Error schema, and nothing else.
+				target, err := doc.v.resolve(schema.(map[string]any)["$ref"].(string))
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", method, tmpl, status, err)
+				}
+				codes := target.(map[string]any)["properties"].(map[string]any)["error"].(map[string]any)["properties"].(map[string]any)["code"].(map[string]any)["enum"].([]any)
+				for _, c := range codes {
+					env, _ := json.Marshal(map[string]any{"error": map[string]any{"code": c, "message": "missing_api_key"}})
+					if err := doc.v.validateJSON(schema, env); err != nil {
+						t.Fatalf("%s %s %s: %v", method, tmpl, status, err)
+					}
+					doc.validateSchema("Error", env)
+				}
+				if err := doc.v.validateJSON(schema, []byte(`{"id":"dep_x"}`)); err == nil {
+					t.Fatalf("%s %s %s: the error schema accepts a non-envelope", method, tmpl, status)
+				}
+			}
+		}
+	}
+	// Every schema uses only keywords the validator knows.
+	if err := doc.v.checkKeywords(doc.doc["components"], "components"); err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.v.checkKeywords(doc.doc["paths"], "paths"); err != nil {
+		t.Fatal(err)
+	}
+}
