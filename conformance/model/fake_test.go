@@ -1,0 +1,141 @@
+package model
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// fakeProvider is a money network whose answers the test writes into plain
+// maps, as the sandbox records payments a payer makes.
+type fakeProvider struct {
+	mu sync.Mutex
+	// payments are found by transaction ID alone, so the test can make the
+	// provider report a payment on another channel than the one asked.
+	payments map[string]engine.ProviderTransaction
+	// clock is the test's clock; until downUntil every lookup fails as an
+	// outage does.
+	clock     clock.Clock
+	downUntil time.Time
+	// live are the payouts of the current check, by idempotency key (the
+	// withdrawal ID); a payout of an earlier check fails at once, so that
+	// leftovers never need the workers' attention again.
+	live map[string]bool
+	// outcomes are the decided results of live payouts; undecided ones
+	// stay pending.
+	outcomes map[string]string
+	// sent are the payouts the provider received, by idempotency key.
+	sent map[string]bool
+	// unavailable are the payout methods refused now.
+	unavailable map[string]bool
+}
+
+var _ engine.Provider = (*fakeProvider)(nil)
+
+func newFakeProvider(c clock.Clock) *fakeProvider {
+	p := &fakeProvider{clock: c}
+	p.reset()
+	return p
+}
+
+// reset forgets everything: a new check starts.
+func (p *fakeProvider) reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.payments = map[string]engine.ProviderTransaction{}
+	p.downUntil = time.Time{}
+	p.live = map[string]bool{}
+	p.outcomes = map[string]string{}
+	p.sent = map[string]bool{}
+	p.unavailable = map[string]bool{}
+}
+
+func (p *fakeProvider) StartCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
+	return &engine.Checkout{URL: "https://pay.example/checkout/" + req.Token}, nil
+}
+
+func (p *fakeProvider) LookupTransaction(_ context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.clock.Now().Before(p.downUntil) {
+		return nil, engine.ErrProviderUnavailable
+	}
+	t, ok := p.payments[req.TransactionID]
+	if !ok {
+		return nil, engine.ErrTransactionNotFound
+	}
+	return &t, nil
+}
+
+func (p *fakeProvider) CheckPayoutMethod(_ context.Context, method string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.unavailable[method] {
+		return engine.ErrMethodUnavailable
+	}
+	return nil
+}
+
+func (p *fakeProvider) SendPayout(_ context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sent[req.IdempotencyKey] = true
+	return p.payoutLocked(req.IdempotencyKey), nil
+}
+
+func (p *fakeProvider) GetPayout(_ context.Context, key string) (*engine.Payout, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live[key] && !p.sent[key] {
+		return nil, engine.ErrPayoutNotFound
+	}
+	return p.payoutLocked(key), nil
+}
+
+func (p *fakeProvider) payoutLocked(key string) *engine.Payout {
+	po := &engine.Payout{IdempotencyKey: key, Reference: "ref-" + key, Status: engine.PayoutPending}
+	switch {
+	case !p.live[key]:
+		po.Status, po.Reason = engine.PayoutFailed, "payout of an earlier check"
+	case p.outcomes[key] != "":
+		po.Status = p.outcomes[key]
+		if po.Status == engine.PayoutFailed {
+			po.Reason = "rejected"
+		}
+	}
+	return po
+}
+
+func (p *fakeProvider) pay(t engine.ProviderTransaction) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.payments[t.TransactionID] = t
+}
+
+func (p *fakeProvider) setDownUntil(t time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.downUntil = t
+}
+
+func (p *fakeProvider) register(withdrawalID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.live[withdrawalID] = true
+}
+
+func (p *fakeProvider) decide(withdrawalID, outcome string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.outcomes[withdrawalID] = outcome
+}
+
+func (p *fakeProvider) setUnavailable(method string, unavailable bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.unavailable[method] = unavailable
+}
