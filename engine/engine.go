@@ -38,6 +38,10 @@ type Config struct {
 	PollInterval time.Duration
 	// ClaimBatch is how many items a worker claims at once (default 16).
 	ClaimBatch int
+	// WorkerConcurrency is how many claimed attempts (and payouts) are
+	// worked on at once (default 1: one after another, deterministic). The
+	// row locks taken to finish each one make any value safe.
+	WorkerConcurrency int
 	// Logger receives background workers' errors (default slog.Default()).
 	Logger *slog.Logger
 
@@ -86,6 +90,9 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.PayoutPollInterval, 5*time.Second)
 	if cfg.ClaimBatch <= 0 {
 		cfg.ClaimBatch = 16
+	}
+	if cfg.WorkerConcurrency <= 0 {
+		cfg.WorkerConcurrency = 1
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

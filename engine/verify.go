@@ -228,14 +228,13 @@ func (e *Engine) ProcessAttempts(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var errs []error
-	for _, a := range claimed {
-		if err := e.checkAttempt(ctx, a); err != nil {
+	return len(claimed), e.forEachClaimed(len(claimed), func(i int) error {
+		if err := e.checkAttempt(ctx, claimed[i]); err != nil {
 			// Its lease runs out and it is retried; the others go on.
-			errs = append(errs, fmt.Errorf("attempt %s: %w", a.ID, err))
+			return fmt.Errorf("attempt %s: %w", claimed[i].ID, err)
 		}
-	}
-	return len(claimed), errors.Join(errs...)
+		return nil
+	})
 }
 
 func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {

@@ -281,13 +281,12 @@ func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var errs []error
-	for _, w := range claimed {
-		if err := e.advancePayout(ctx, w); err != nil {
-			errs = append(errs, fmt.Errorf("withdrawal %s: %w", w.ID, err))
+	return len(claimed), e.forEachClaimed(len(claimed), func(i int) error {
+		if err := e.advancePayout(ctx, claimed[i]); err != nil {
+			return fmt.Errorf("withdrawal %s: %w", claimed[i].ID, err)
 		}
-	}
-	return len(claimed), errors.Join(errs...)
+		return nil
+	})
 }
 
 // advancePayout calls the provider outside any transaction, then records

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"time"
 )
 
@@ -66,6 +68,30 @@ func (e *Engine) logBackgroundError(ctx context.Context, what string, err error)
 	case <-ctx.Done():
 	case <-e.clock.After(time.Second):
 	}
+}
+
+// forEachClaimed calls fn for each of n claimed items, at most
+// WorkerConcurrency at a time, and joins their errors: one failing item
+// holds up none of the others.
+func (e *Engine) forEachClaimed(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	if e.cfg.WorkerConcurrency <= 1 || n <= 1 {
+		for i := range n {
+			errs[i] = fn(i)
+		}
+		return errors.Join(errs...)
+	}
+	slots := make(chan struct{}, e.cfg.WorkerConcurrency)
+	var wg sync.WaitGroup
+	for i := range n {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			errs[i] = fn(i)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // wakeWorkers tells an idle Run that work was queued.

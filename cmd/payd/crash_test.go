@@ -37,13 +37,6 @@ var (
 	crashKills = flag.Int("crash.kills", envInt("PAYD_CRASH_KILLS", 10), "SIGKILLs per store in TestCrashSafety (env PAYD_CRASH_KILLS)")
 )
 
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
-}
-
 // instanceStdout adds what an instance writes to stdout to its log.
 type instanceStdout struct{ i *instance }
 

@@ -43,6 +43,8 @@ type appConfig struct {
 	leaseDuration time.Duration
 	// rateLimits are per API key; the zero value means none.
 	rateLimits transport.RateLimits
+	// workerConcurrency is how many claimed items a worker handles at once.
+	workerConcurrency int
 }
 
 // sandboxSettings configure the sandbox provider's payouts.
@@ -74,6 +76,7 @@ func newApp(cfg appConfig) (*app, error) {
 	eng, err := engine.New(engine.Config{
 		Store: cfg.store, Provider: provider, Clock: cfg.clock, Keyring: cfg.keyring,
 		APIPrefix: cfg.apiPrefix, Logger: cfg.logger, Webhooks: cfg.webhooks, LeaseDuration: cfg.leaseDuration,
+		WorkerConcurrency: cfg.workerConcurrency,
 	})
 	if err != nil {
 		return nil, err
@@ -125,6 +128,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.Float64Var(&rl.Default.PerSecond, "rate-limit", envFloat("PAYD_RATE_LIMIT", rl.Default.PerSecond), "requests per second per API key, bursts of twice that; 0 disables (env PAYD_RATE_LIMIT)")
 	fs.Float64Var(&rl.Verify.PerSecond, "rate-limit-verify", envFloat("PAYD_RATE_LIMIT_VERIFY", rl.Verify.PerSecond), "transaction-ID submissions per second per API key; 0 disables (env PAYD_RATE_LIMIT_VERIFY)")
 	fs.Float64Var(&rl.Withdraw.PerSecond, "rate-limit-withdraw", envFloat("PAYD_RATE_LIMIT_WITHDRAW", rl.Withdraw.PerSecond), "withdrawal creations per second per API key; 0 disables (env PAYD_RATE_LIMIT_WITHDRAW)")
+	workers := fs.Int("worker-concurrency", envInt("PAYD_WORKER_CONCURRENCY", 8), "verification attempts and payouts worked on at once per process (env PAYD_WORKER_CONCURRENCY)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -159,6 +163,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	a, err := newApp(appConfig{
 		store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb,
 		webhooks: transport.NewWebhookClient(*allowPrivate), leaseDuration: *leaseDuration, rateLimits: rl,
+		workerConcurrency: *workers,
 	})
 	if err != nil {
 		return err
