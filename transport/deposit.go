@@ -89,9 +89,9 @@ func (s *server) getDeposit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	if len(id) > maxIDLength {
-		return engine.Errorf(engine.CodeNotFound, "deposit not found")
+	id, err := pathID(r, "deposit")
+	if err != nil {
+		return err
 	}
 	d, err := s.engine.GetDeposit(r.Context(), p.OrganizationID, id)
 	if err != nil {

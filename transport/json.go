@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/http"
 	"unicode/utf8"
 
 	"github.com/payd-engine/payd/engine"
@@ -189,4 +190,28 @@ func readBody(r io.Reader, limit int64) ([]byte, error) {
 		return nil, errBodyTooLarge
 	}
 	return body, nil
+}
+
+// pathID returns the {id} of a request path, or not_found for what cannot
+// be an ID of ours (too long), without asking the store.
+func pathID(r *http.Request, what string) (string, error) {
+	id := r.PathValue("id")
+	if len(id) > maxIDLength {
+		return "", engine.Errorf(engine.CodeNotFound, "%s not found", what)
+	}
+	return id, nil
+}
+
+// readObject reads a request body that must be one JSON object with only
+// the allowed members: the prologue of every unsigned JSON handler.
+func readObject(r *http.Request, allowed ...string) (*object, error) {
+	body, err := readBody(r.Body, MaxBodyBytes)
+	if err != nil {
+		return nil, err
+	}
+	o, err := parseObject(body)
+	if err != nil {
+		return nil, err
+	}
+	return o, o.allow(allowed...)
 }

@@ -26,15 +26,8 @@ func (s *server) recordSandboxPayment(w http.ResponseWriter, r *http.Request) er
 	if _, err := s.admit(w, r, classDefault); err != nil {
 		return err
 	}
-	body, err := readBody(r.Body, MaxBodyBytes)
+	o, err := readObject(r, "channel", "transaction_id", "payer_phone", "recipient_phone", "amount", "status", "completed_at", "type")
 	if err != nil {
-		return err
-	}
-	o, err := parseObject(body)
-	if err != nil {
-		return err
-	}
-	if err := o.allow("channel", "transaction_id", "payer_phone", "recipient_phone", "amount", "status", "completed_at", "type"); err != nil {
 		return err
 	}
 	var p SandboxPayment
@@ -78,15 +71,8 @@ func (s *server) setSandboxOutage(w http.ResponseWriter, r *http.Request) error 
 	if _, err := s.admit(w, r, classDefault); err != nil {
 		return err
 	}
-	body, err := readBody(r.Body, MaxBodyBytes)
+	o, err := readObject(r, "enabled")
 	if err != nil {
-		return err
-	}
-	o, err := parseObject(body)
-	if err != nil {
-		return err
-	}
-	if err := o.allow("enabled"); err != nil {
 		return err
 	}
 	var enabled bool

@@ -51,9 +51,9 @@ func (s *server) verifyDeposit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	if len(id) > maxIDLength {
-		return engine.Errorf(engine.CodeNotFound, "deposit not found")
+	id, err := pathID(r, "deposit")
+	if err != nil {
+		return err
 	}
 	v, err := s.engine.SubmitTransactionID(r.Context(), engine.VerifyParams{
 		OrganizationID: p.OrganizationID, DepositID: id, TransactionID: txID,

@@ -13,15 +13,8 @@ func (s *server) createWithdrawal(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r.Body, MaxBodyBytes)
+	o, err := readObject(r, "amount", "phone", "payment_method", "merchant_id", "metadata")
 	if err != nil {
-		return err
-	}
-	o, err := parseObject(body)
-	if err != nil {
-		return err
-	}
-	if err := o.allow("amount", "phone", "payment_method", "merchant_id", "metadata"); err != nil {
 		return err
 	}
 	params := engine.CreateWithdrawalParams{OrganizationID: p.OrganizationID}
@@ -53,9 +46,9 @@ func (s *server) getWithdrawal(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	if len(id) > maxIDLength {
-		return engine.Errorf(engine.CodeNotFound, "withdrawal not found")
+	id, err := pathID(r, "withdrawal")
+	if err != nil {
+		return err
 	}
 	wd, err := s.engine.GetWithdrawal(r.Context(), p.OrganizationID, id)
 	if err != nil {
@@ -95,24 +88,17 @@ func (s *server) settleSandboxWithdrawal(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r.Body, MaxBodyBytes)
+	o, err := readObject(r, "outcome")
 	if err != nil {
-		return err
-	}
-	o, err := parseObject(body)
-	if err != nil {
-		return err
-	}
-	if err := o.allow("outcome"); err != nil {
 		return err
 	}
 	outcome, err := o.string("outcome", true)
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	if len(id) > maxIDLength {
-		return engine.Errorf(engine.CodeNotFound, "withdrawal not found")
+	id, err := pathID(r, "withdrawal")
+	if err != nil {
+		return err
 	}
 	wd, err := s.engine.GetWithdrawal(r.Context(), p.OrganizationID, id)
 	if err != nil {
