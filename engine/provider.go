@@ -49,8 +49,11 @@ var (
 
 // LookupRequest names the payment to look up.
 type LookupRequest struct {
-	Channel       string
-	TransactionID string // normalized: trimmed, upper case
+	// OrganizationID owns the deposit, for providers whose evidence is
+	// kept per organization (an SMS inbox).
+	OrganizationID string
+	Channel        string
+	TransactionID  string // normalized: trimmed, upper case
 	// RecipientPhone is the wallet the payer was told to pay (empty for a
 	// hosted checkout), for providers that search per receiving account.
 	RecipientPhone string
@@ -69,6 +72,7 @@ const (
 	TransactionCashOut   = "cash_out"   // to an agent wallet
 	TransactionPayment   = "payment"    // to a merchant wallet or checkout
 	TransactionSendMoney = "send_money" // person to person
+	TransactionCashIn    = "cash_in"    // by an agent, into the wallet
 )
 
 // ProviderTransaction is a payment as a wallet API reports it: modelled on

@@ -249,7 +249,8 @@ func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
 	}
 	lookupCtx, cancel := context.WithTimeout(ctx, e.cfg.LookupTimeout)
 	t, lookupErr := e.provider.LookupTransaction(lookupCtx, LookupRequest{
-		Channel: a.Channel, TransactionID: a.TransactionID, RecipientPhone: d.RecipientPhone,
+		OrganizationID: a.OrganizationID, Channel: a.Channel, TransactionID: a.TransactionID,
+		RecipientPhone: d.RecipientPhone,
 	})
 	cancel()
 	if ctx.Err() != nil {
@@ -314,6 +315,43 @@ func (e *Engine) applyVerdict(ctx context.Context, tx Tx, d *Deposit, a *Attempt
 		d.VerificationState = VerificationProcessing
 	}
 	return tx.UpdateDeposit(ctx, d)
+}
+
+// RecheckTransaction makes the attempt that claimed a transaction ID due
+// now, if it is waiting (delayed) for the provider to learn of the payment:
+// for a provider that has just learned of it, as an SMS inbox does when the
+// receiving phone's message arrives after the payer submitted the ID. A
+// transaction ID nobody submitted yet, or whose attempt is finished or being
+// checked, is left alone.
+func (e *Engine) RecheckTransaction(ctx context.Context, channel, transactionID string) error {
+	due := false
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		a, err := tx.GetAttemptByTransactionID(ctx, channel, transactionID)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		// The deposit, then the attempt: the lock order of checkAttempt.
+		if _, err := tx.LockDeposit(ctx, a.DepositID); err != nil {
+			return err
+		}
+		if a, err = tx.LockAttempt(ctx, a.ID); err != nil {
+			return err
+		}
+		now := e.now()
+		if a.Status != AttemptDelayed || !a.LeasedUntil.IsZero() && now.Before(a.LeasedUntil) || !now.Before(a.NextRunAt) {
+			return nil
+		}
+		a.NextRunAt, a.UpdatedAt = now, now
+		due = true
+		return tx.UpdateAttempt(ctx, a)
+	})
+	if due {
+		e.wakeWorkers()
+	}
+	return err
 }
 
 // retryBackoff is the wait before the next lookup of a delayed attempt:

@@ -31,7 +31,12 @@ type Wallet struct {
 	Enabled    bool
 	// LastAssignedAt orders the rotation; nil for a wallet never used.
 	LastAssignedAt *time.Time
-	CreatedAt      time.Time
+	// LiveUntil, when set, is when the device that proves this wallet's
+	// payments (an SMS inbox phone) is next due to report; after it the
+	// wallet is out of the pool until the device reports again. Written by
+	// that provider, never by the engine: UpdateWallet leaves it alone.
+	LiveUntil *time.Time
+	CreatedAt time.Time
 }
 
 // AddWalletParams describes a new receiving wallet.
@@ -177,6 +182,9 @@ func pickWallet(ctx context.Context, tx Tx, orgID string, m h2hMethod, amount de
 	local := now.In(dhaka)
 	dayStart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, dhaka).UTC()
 	for _, w := range candidates {
+		if w.LiveUntil != nil && !now.Before(*w.LiveUntil) {
+			continue // its phone has gone silent: payments to it could not be verified
+		}
 		if w.MinAmount.Valid && amount.LessThan(w.MinAmount.Decimal) ||
 			w.MaxAmount.Valid && amount.GreaterThan(w.MaxAmount.Decimal) {
 			continue

@@ -299,7 +299,7 @@ func (e *Engine) advancePayout(ctx context.Context, w *Withdrawal) error {
 	var callErr error
 	if w.PayoutStep == PayoutToSend {
 		p, callErr = e.provider.SendPayout(callCtx, PayoutRequest{
-			IdempotencyKey: w.ID, Method: w.PaymentMethod, Account: w.Account, Amount: w.Amount,
+			IdempotencyKey: w.ID, OrganizationID: w.OrganizationID, Method: w.PaymentMethod, Account: w.Account, Amount: w.Amount,
 		})
 	} else {
 		p, callErr = e.provider.GetPayout(callCtx, w.ID)

@@ -72,6 +72,9 @@ const (
 // after a timeout can never pay twice.
 type PayoutRequest struct {
 	IdempotencyKey string
+	// OrganizationID owns the withdrawal, for a provider that queues
+	// payouts for an operator.
+	OrganizationID string
 	Method         string
 	Account        string
 	Amount         decimal.Decimal

@@ -203,7 +203,7 @@ func testWalletRoundTrip(t *testing.T, s Store) {
 		ID: "wal_1", OrganizationID: "org_1", Channel: engine.ChannelBkash, Operation: engine.OperationCashOut,
 		Phone: "01700000001", Name: "Shop", QRPayload: "qr-data",
 		MinAmount: decimal.NewNullDecimal(dec("10.5")), DailyLimit: decimal.NewNullDecimal(dec("25000")),
-		Enabled: true, CreatedAt: base,
+		Enabled: true, CreatedAt: base, LiveUntil: ptr(base.Add(5 * time.Minute)),
 	}
 	create(t, s, engine.Tx.CreateWallet, w)
 	getWallet := func() *engine.Wallet {
@@ -221,7 +221,12 @@ func testWalletRoundTrip(t *testing.T, s Store) {
 	w.Name, w.QRPayload, w.Enabled = "", "", false
 	w.MinAmount, w.MaxAmount, w.DailyLimit = decimal.NullDecimal{}, decimal.NewNullDecimal(dec("999.99")), decimal.NullDecimal{}
 	w.LastAssignedAt = ptr(base.Add(time.Minute))
-	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateWallet(ctx, w) })
+	// UpdateWallet leaves LiveUntil to the wallet's SMS device.
+	write(t, s, func(ctx context.Context, tx engine.Tx) error {
+		stale := *w
+		stale.LiveUntil = nil
+		return tx.UpdateWallet(ctx, &stale)
+	})
 	assertEqual(t, getWallet(), w)
 	wantLocked(t, s, w, func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) {
 		return tx.LockWallet(ctx, "org_1", "wal_1")

@@ -227,13 +227,13 @@ func (t *tx) UpdateAPIKey(ctx context.Context, k *engine.APIKey) error {
 // Wallets.
 
 const walletColumns = `id, organization_id, channel, operation, phone, name, qr_payload,
-	min_amount, max_amount, daily_limit, enabled, last_assigned_at, created_at`
+	min_amount, max_amount, daily_limit, enabled, last_assigned_at, created_at, live_until`
 
 func scanWallet(row scanner) (*engine.Wallet, error) {
 	var w engine.Wallet
 	err := row.Scan(&w.ID, &w.OrganizationID, &w.Channel, &w.Operation, &w.Phone, &w.Name, &w.QRPayload,
 		&w.MinAmount, &w.MaxAmount, &w.DailyLimit,
-		&w.Enabled, nullTimeCol{&w.LastAssignedAt}, timeCol{&w.CreatedAt})
+		&w.Enabled, nullTimeCol{&w.LastAssignedAt}, timeCol{&w.CreatedAt}, nullTimeCol{&w.LiveUntil})
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -241,10 +241,10 @@ func scanWallet(row scanner) (*engine.Wallet, error) {
 }
 
 func (t *tx) CreateWallet(ctx context.Context, w *engine.Wallet) error {
-	return t.insert(ctx, "wallet "+w.ID, `INSERT INTO wallets (`+walletColumns+`) VALUES (`+params(13)+`)`,
+	return t.insert(ctx, "wallet "+w.ID, `INSERT INTO wallets (`+walletColumns+`) VALUES (`+params(14)+`)`,
 		w.ID, w.OrganizationID, w.Channel, w.Operation, w.Phone, w.Name, w.QRPayload,
 		w.MinAmount, w.MaxAmount, w.DailyLimit,
-		w.Enabled, nullTime(w.LastAssignedAt), w.CreatedAt)
+		w.Enabled, nullTime(w.LastAssignedAt), w.CreatedAt, nullTime(w.LiveUntil))
 }
 
 func (t *tx) GetWallet(ctx context.Context, organizationID, id string) (*engine.Wallet, error) {
@@ -301,7 +301,7 @@ func leastRecentlyAssignedFirst(a, b *engine.Wallet) int {
 
 func (t *tx) UpdateWallet(ctx context.Context, w *engine.Wallet) error {
 	// Organization, channel, operation and phone identify the wallet; they
-	// do not change.
+	// do not change. live_until is its SMS device's to write.
 	return t.exec(ctx, `UPDATE wallets SET name = $1, qr_payload = $2,
 		min_amount = $3, max_amount = $4, daily_limit = $5, enabled = $6, last_assigned_at = $7
 		WHERE id = $8`,

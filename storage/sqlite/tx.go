@@ -198,13 +198,13 @@ func (t *tx) UpdateAPIKey(ctx context.Context, k *engine.APIKey) error {
 // Wallets.
 
 const walletColumns = `id, organization_id, channel, operation, phone, name, qr_payload,
-	min_amount, max_amount, daily_limit, enabled, last_assigned_at, created_at`
+	min_amount, max_amount, daily_limit, enabled, last_assigned_at, created_at, live_until`
 
 func scanWallet(row scanner) (*engine.Wallet, error) {
 	var w engine.Wallet
 	err := row.Scan(&w.ID, &w.OrganizationID, &w.Channel, &w.Operation, &w.Phone, &w.Name, &w.QRPayload,
 		nullDecimalCol{&w.MinAmount}, nullDecimalCol{&w.MaxAmount}, nullDecimalCol{&w.DailyLimit},
-		&w.Enabled, nullTimeCol{&w.LastAssignedAt}, timeCol{&w.CreatedAt})
+		&w.Enabled, nullTimeCol{&w.LastAssignedAt}, timeCol{&w.CreatedAt}, nullTimeCol{&w.LiveUntil})
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -212,10 +212,10 @@ func scanWallet(row scanner) (*engine.Wallet, error) {
 }
 
 func (t *tx) CreateWallet(ctx context.Context, w *engine.Wallet) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO wallets (`+walletColumns+`) VALUES (`+placeholders(13)+`)`,
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO wallets (`+walletColumns+`) VALUES (`+placeholders(14)+`)`,
 		w.ID, w.OrganizationID, w.Channel, w.Operation, w.Phone, w.Name, w.QRPayload,
 		nullDecimal(w.MinAmount), nullDecimal(w.MaxAmount), nullDecimal(w.DailyLimit),
-		w.Enabled, nullMicros(w.LastAssignedAt), micros(w.CreatedAt))
+		w.Enabled, nullMicros(w.LastAssignedAt), micros(w.CreatedAt), nullMicros(w.LiveUntil))
 	return interpretError(err)
 }
 
@@ -255,7 +255,7 @@ func (t *tx) ListWallets(ctx context.Context, p engine.ListWalletsParams) ([]*en
 
 func (t *tx) UpdateWallet(ctx context.Context, w *engine.Wallet) error {
 	// Organization, channel, operation and phone identify the wallet; they
-	// do not change.
+	// do not change. live_until is its SMS device's to write.
 	return t.exec(ctx, `UPDATE wallets SET name = ?, qr_payload = ?,
 		min_amount = ?, max_amount = ?, daily_limit = ?, enabled = ?, last_assigned_at = ?
 		WHERE id = ?`,
