@@ -23,11 +23,17 @@ import (
 // violation (Postgres at READ COMMITTED) reports it as ErrDuplicate too.
 func raceForOne(t *testing.T, s Store, n int, insert func(ctx context.Context, tx engine.Tx, i int) error) {
 	t.Helper()
+	raceForOneIn(t, s.InTx, n, insert)
+}
+
+// raceForOneIn is raceForOne in the transactions that inTx runs.
+func raceForOneIn[X any](t *testing.T, inTx runTx[X], n int, insert func(ctx context.Context, tx X, i int) error) {
+	t.Helper()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			errs[i] = s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error { return insert(ctx, tx, i) })
+			errs[i] = inTx(context.Background(), func(ctx context.Context, tx X) error { return insert(ctx, tx, i) })
 		})
 	}
 	wg.Wait()
@@ -247,16 +253,24 @@ func testLockOrganizationSerializes(t *testing.T, s Store) {
 	}
 }
 
-// counter is a row that a lock test increments: lock reads it locked, get
-// reads it plainly, count is its counter, inc adds one to it, and update
-// (a method expression such as engine.Tx.UpdateAttempt) writes it back.
-type counter[T any] struct {
-	lock   func(ctx context.Context, tx engine.Tx) (T, error)
-	get    func(ctx context.Context, tx engine.Tx) (T, error)
-	update func(tx engine.Tx, ctx context.Context, row T) error
+// txCounter is a row that a lock test increments in transactions of type
+// X: lock reads it locked, get reads it plainly, count is its counter, inc
+// adds one to it, and update (a method expression such as
+// engine.Tx.UpdateAttempt) writes it back.
+type txCounter[X, T any] struct {
+	lock   func(ctx context.Context, tx X) (T, error)
+	get    func(ctx context.Context, tx X) (T, error)
+	update func(tx X, ctx context.Context, row T) error
 	count  func(row T) int
 	inc    func(row T)
 }
+
+// counter is a txCounter of the engine's transactions.
+type counter[T any] = txCounter[engine.Tx, T]
+
+// runTx is a store's way of running a transaction of type X: InTx, ReadTx,
+// InboxTx, InboxReadTx.
+type runTx[X any] func(ctx context.Context, fn func(ctx context.Context, tx X) error) error
 
 // lockSerializes runs n transactions at once that each lock the row, read
 // its counter and write it back one up. The lock must serialize them: no
@@ -264,11 +278,18 @@ type counter[T any] struct {
 // COMMITTED, two transactions could both read k and both write k+1.
 func lockSerializes[T any](t *testing.T, s Store, n int, c counter[T]) {
 	t.Helper()
+	lockSerializesIn(t, s.InTx, s.ReadTx, n, c)
+}
+
+// lockSerializesIn is lockSerializes in the transactions that inTx and
+// readTx run.
+func lockSerializesIn[X, T any](t *testing.T, inTx, readTx runTx[X], n int, c txCounter[X, T]) {
+	t.Helper()
 	seen := make([]int, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+			err := inTx(context.Background(), func(ctx context.Context, tx X) error {
 				row, err := c.lock(ctx, tx)
 				if err != nil {
 					return err
@@ -283,7 +304,15 @@ func lockSerializes[T any](t *testing.T, s Store, n int, c counter[T]) {
 		})
 	}
 	wg.Wait()
-	if got := c.count(get(t, s, c.get)); got != n {
+	var last T
+	if err := readTx(context.Background(), func(ctx context.Context, tx X) error {
+		var err error
+		last, err = c.get(ctx, tx)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.count(last); got != n {
 		t.Errorf("counter = %d after %d increments", got, n)
 	}
 	slices.Sort(seen)

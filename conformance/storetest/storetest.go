@@ -9,12 +9,15 @@ import (
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
-// Store is what the suite exercises: the engine's Store and the sandbox
-// provider's durable payments and payouts.
+// Store is what the suite exercises: the engine's Store, the sandbox
+// provider's durable payments and payouts, and the SMS inbox provider's
+// tables.
 type Store interface {
 	engine.Store
+	smsinbox.Store
 	RecordSandboxPayment(ctx context.Context, p *engine.ProviderTransaction) error
 	GetSandboxPayment(ctx context.Context, channel, transactionID string) (*engine.ProviderTransaction, error)
 	CreateSandboxPayout(ctx context.Context, p *engine.Payout) error
@@ -99,6 +102,18 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"Payments", testSandboxPayments},
 			{"Payouts", testSandboxPayouts},
 		}},
+		{"SMSInbox", []test{
+			{"Transactions", testInboxTransactions},
+			{"DeviceRoundTrip", testSMSDeviceRoundTrip},
+			{"ChainRoundTrip", testSMSChainRoundTrip},
+			{"SetWalletsLiveUntil", testSetWalletsLiveUntil},
+			{"SMSRoundTrip", testSMSRoundTrip},
+			{"SMSDuplicates", testSMSDuplicates},
+			{"ListSMSByTransactionID", testListSMSByTransactionID},
+			{"ListHeldSMS", testListHeldSMS},
+			{"ListSMS", testListSMS},
+			{"ManualPayouts", testManualPayouts},
+		}},
 		{"Transactions", []test{
 			{"Commit", testCommit},
 			{"RollbackOnError", testRollbackOnError},
@@ -123,6 +138,10 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"LockDelivery", testLockDeliverySerializes},
 			{"LockWallet", testLockWalletSerializes},
 			{"ListWalletsForUpdate", testListWalletsForUpdateSerializes},
+			{"SameSMS", testConcurrentSameSMS},
+			{"LockChain", testLockChainSerializes},
+			{"LockDevice", testLockDeviceSerializes},
+			{"LockManualPayout", testLockManualPayoutSerializes},
 		}},
 	}
 	for _, g := range groups {

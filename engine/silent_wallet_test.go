@@ -1,0 +1,54 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// setWalletLiveUntil sets the fixture wallet's LiveUntil as an SMS device's
+// report does: through the store's inbox methods, which the engine lacks.
+func setWalletLiveUntil(ctx context.Context, tx engine.Tx, f *fixture, until time.Time) error {
+	inbox, ok := tx.(interface {
+		SetWalletsLiveUntil(ctx context.Context, walletIDs []string, until *time.Time) error
+	})
+	if !ok {
+		f.t.Fatalf("%T has no SetWalletsLiveUntil", tx)
+	}
+	return inbox.SetWalletsLiveUntil(ctx, []string{f.wallet.ID}, &until)
+}
+
+// A wallet whose SMS device has gone silent is out of the recipient pool
+// until the device reports again.
+func TestSilentWalletLeavesPool(t *testing.T) {
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		setLiveUntil := func(until time.Time) {
+			t.Helper()
+			err := f.store.InTx(f.ctx, func(ctx context.Context, tx engine.Tx) error {
+				return setWalletLiveUntil(ctx, tx, f, until)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		setLiveUntil(f.clock.Now().Add(time.Minute))
+		if d := f.deposit(f.org.ID, "bkash_agent", "500"); d.RecipientPhone != f.wallet.Phone {
+			t.Fatalf("recipient %s, want the live wallet", d.RecipientPhone)
+		}
+		f.clock.Add(time.Minute) // the device is due and has not reported
+		_, _, err := f.eng.CreateDeposit(f.ctx, engine.CreateDepositParams{
+			OrganizationID: f.org.ID, CheckoutMode: "h2h", Amount: "500", PaymentMethod: "bkash_agent",
+			RedirectURL: "https://shop.example/r", MerchantID: "silent", PayerPhone: "01712345678",
+		})
+		var ee *engine.Error
+		if !errors.As(err, &ee) || ee.Code != engine.CodeMethodUnavailable {
+			t.Fatalf("create with a silent wallet: %v, want method_unavailable", err)
+		}
+		setLiveUntil(f.clock.Now().Add(time.Minute)) // it reports again
+		f.deposit(f.org.ID, "bkash_agent", "500")
+	})
+}

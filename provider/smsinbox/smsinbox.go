@@ -1,0 +1,835 @@
+// Package smsinbox is a provider for self-hosted deployments that take
+// payments into their own bKash and Nagad wallets and prove them, as this
+// market's self-hosted gateways do, from the transaction SMS the receiving
+// phones get.
+//
+// A forwarder app on each receiving phone (a device) posts every incoming
+// SMS to payd with the device's bearer token, and reports in between
+// messages (heartbeats); a wallet whose phone goes silent leaves the
+// recipient pool until it reports again. Only whitelisted sender IDs count
+// (smsparse). A parsed message proves its transaction only if its new
+// balance continues the wallet's chain of balances: the last known balance
+// plus the message's change. A forged SMS cannot know the balance, so it is
+// held and never counts; a forwarded copy is recognized by its text. A
+// transaction ID submitted before its SMS arrives waits (the engine's
+// delayed attempt) and is looked up again the moment the SMS is proven.
+//
+// Payouts cannot be sent from an SMS: they go to an operator's queue, and
+// the operator records the outcome of their own send.
+package smsinbox
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/benbjohnson/clock"
+	"github.com/shopspring/decimal"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/smsinbox/smsparse"
+)
+
+// ID prefixes, and the prefix of device tokens.
+const (
+	PrefixDevice = "dev_"
+	PrefixSMS    = "sms_"
+	TokenPrefix  = "payd_dev_"
+)
+
+// Audit actions of the inbox's administrative changes.
+const (
+	AuditDeviceAdd      = "sms_device.add"
+	AuditDeviceRevoke   = "sms_device.revoke"
+	AuditWalletAnchor   = "sms_wallet.anchor"
+	AuditPayoutComplete = "payout.complete"
+	AuditPayoutFail     = "payout.fail"
+)
+
+// Limits of an incoming message.
+const (
+	maxSenderLength = 64
+	maxBodyLength   = 4096
+	// maxClockSkew is how far in the future a phone's received time may be.
+	maxClockSkew = 5 * time.Minute
+)
+
+// Config configures the provider.
+type Config struct {
+	Store Store
+	// Silence is how long a device may go without reporting (an SMS or a
+	// heartbeat) before its wallets leave the recipient pool; default 5m.
+	// Forwarders should report every minute or so.
+	Silence time.Duration
+	// Clock defaults to the wall clock.
+	Clock  clock.Clock
+	Logger *slog.Logger
+}
+
+// Provider is the SMS inbox implementation of engine.Provider.
+type Provider struct {
+	store   Store
+	silence time.Duration
+	clock   clock.Clock
+	logger  *slog.Logger
+	engine  *engine.Engine
+}
+
+var _ engine.Provider = (*Provider)(nil)
+
+// New returns an SMS inbox provider. Attach the engine that uses it before
+// ingesting messages or recording payouts.
+func New(cfg Config) (*Provider, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("smsinbox: Store is required")
+	}
+	if cfg.Silence <= 0 {
+		cfg.Silence = 5 * time.Minute
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.New()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Provider{store: cfg.Store, silence: cfg.Silence, clock: cfg.Clock, logger: cfg.Logger}, nil
+}
+
+// Attach gives the provider the engine it serves, which it tells when a
+// payment is proven (so a waiting attempt is looked up at once) and when an
+// operator records a payout (so the withdrawal moves at once). The engine
+// is built with the provider, hence this second step.
+func (p *Provider) Attach(e *engine.Engine) { p.engine = e }
+
+func (p *Provider) now() time.Time { return p.clock.Now().UTC() }
+
+// Devices.
+
+// AddDeviceParams describes a new device and the wallets whose SMS it
+// receives, at most one per channel.
+type AddDeviceParams struct {
+	OrganizationID string
+	Name           string
+	WalletIDs      []string
+}
+
+// DeviceCredentials is a new device with its token, shown only here.
+type DeviceCredentials struct {
+	Device *Device
+	Token  string
+	Chains []*Chain
+}
+
+// AddDevice registers a device. Its wallets leave the recipient pool until
+// it first reports. A wallet proven by a revoked device moves to the new
+// one with its balance chain; one proven by a live device is refused.
+func (p *Provider) AddDevice(ctx context.Context, params AddDeviceParams) (*DeviceCredentials, error) {
+	name := strings.TrimSpace(params.Name)
+	if err := checkLabel("name", name, 100); err != nil {
+		return nil, err
+	}
+	if len(params.WalletIDs) == 0 {
+		return nil, engine.Invalid("wallet", "name at least one wallet whose SMS the device receives")
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
+	now := p.now()
+	creds := &DeviceCredentials{Token: token, Device: &Device{
+		ID: engine.NewID(PrefixDevice, now), OrganizationID: params.OrganizationID, Name: name,
+		TokenHash: hashToken(token), TokenHint: token[len(token)-4:], CreatedAt: now,
+	}}
+	err := p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.LockOrganization(ctx, params.OrganizationID); err != nil {
+			return notFound(err, "organization")
+		}
+		if err := tx.CreateDevice(ctx, creds.Device); err != nil {
+			return err
+		}
+		creds.Chains = nil
+		channels := map[string]string{}
+		for _, id := range params.WalletIDs {
+			w, err := tx.LockWallet(ctx, params.OrganizationID, id)
+			if err != nil {
+				return notFound(err, "wallet "+id)
+			}
+			if other, dup := channels[w.Channel]; dup {
+				return engine.Invalid("wallet", fmt.Sprintf("%s and %s are both %s wallets: a device proves one wallet per channel", other, id, w.Channel))
+			}
+			channels[w.Channel] = id
+			c, err := p.chainFor(ctx, tx, w, creds.Device.ID, now)
+			if err != nil {
+				return err
+			}
+			creds.Chains = append(creds.Chains, c)
+		}
+		if err := tx.SetWalletsLiveUntil(ctx, params.WalletIDs, &now); err != nil {
+			return err
+		}
+		return p.audit(ctx, tx, AuditDeviceAdd, params.OrganizationID, creds.Device.ID, map[string]string{
+			"name": name, "wallets": strings.Join(params.WalletIDs, ","),
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return creds, nil
+}
+
+// chainFor starts the balance chain of w on a new device, or moves it there
+// from a revoked one.
+func (p *Provider) chainFor(ctx context.Context, tx Tx, w *engine.Wallet, deviceID string, now time.Time) (*Chain, error) {
+	c, err := tx.LockChain(ctx, w.OrganizationID, w.ID)
+	if errors.Is(err, engine.ErrNotFound) {
+		c = &Chain{WalletID: w.ID, OrganizationID: w.OrganizationID, DeviceID: deviceID, Channel: w.Channel, UpdatedAt: now}
+		return c, tx.CreateChain(ctx, c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	old, err := tx.LockDevice(ctx, w.OrganizationID, c.DeviceID)
+	if err != nil {
+		return nil, err
+	}
+	if old.RevokedAt == nil {
+		return nil, engine.Errorf(engine.CodeConflict, "wallet: %s is proven by device %s; revoke it first", w.ID, old.ID)
+	}
+	c.DeviceID, c.UpdatedAt = deviceID, now
+	return c, tx.UpdateChain(ctx, c)
+}
+
+// RevokeDevice stops a device's token from working, now. Its wallets stay
+// out of the recipient pool until another device proves them.
+func (p *Provider) RevokeDevice(ctx context.Context, orgID, deviceID string) (*Device, error) {
+	var d *Device
+	err := p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if d, err = tx.LockDevice(ctx, orgID, deviceID); err != nil {
+			return notFound(err, "device")
+		}
+		if d.RevokedAt != nil {
+			return nil
+		}
+		now := p.now()
+		d.RevokedAt = &now
+		if err := tx.UpdateDevice(ctx, d); err != nil {
+			return err
+		}
+		if err := p.setLive(ctx, tx, d, now); err != nil {
+			return err
+		}
+		return p.audit(ctx, tx, AuditDeviceRevoke, orgID, d.ID, map[string]string{"name": d.Name})
+	})
+	return d, err
+}
+
+// DeviceStatus is a device with the wallets it proves.
+type DeviceStatus struct {
+	Device *Device
+	Chains []*Chain
+}
+
+// ListDevices returns an organization's devices with their wallets.
+func (p *Provider) ListDevices(ctx context.Context, orgID string) ([]DeviceStatus, error) {
+	var out []DeviceStatus
+	err := p.store.InboxReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
+			return notFound(err, "organization")
+		}
+		devices, err := tx.ListDevices(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		chains, err := tx.ListChains(ctx, orgID, "")
+		if err != nil {
+			return err
+		}
+		for _, d := range devices {
+			s := DeviceStatus{Device: d}
+			for _, c := range chains {
+				if c.DeviceID == d.ID {
+					s.Chains = append(s.Chains, c)
+				}
+			}
+			out = append(out, s)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Authenticate returns the live device a bearer token belongs to, or an
+// unauthorized error.
+func (p *Provider) Authenticate(ctx context.Context, token string) (*Device, error) {
+	invalid := engine.Errorf(engine.CodeUnauthorized, "invalid device token")
+	if !strings.HasPrefix(token, TokenPrefix) || len(token) > 128 {
+		return nil, invalid
+	}
+	var d *Device
+	err := p.store.InboxReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		d, err = tx.GetDeviceByTokenHash(ctx, hashToken(token))
+		return err
+	})
+	if errors.Is(err, engine.ErrNotFound) || err == nil && d.RevokedAt != nil {
+		return nil, invalid
+	}
+	return d, err
+}
+
+// Heartbeat records that a device is alive: its wallets stay in the pool
+// for another Silence. It returns until when.
+func (p *Provider) Heartbeat(ctx context.Context, dev *Device) (time.Time, error) {
+	now := p.now()
+	err := p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
+		_, err := p.touch(ctx, tx, dev, now)
+		return err
+	})
+	return now.Add(p.silence), err
+}
+
+// touch records a report of a device in the caller's transaction, under
+// the device's lock, which also serializes its messages.
+func (p *Provider) touch(ctx context.Context, tx Tx, dev *Device, now time.Time) (*Device, error) {
+	d, err := tx.LockDevice(ctx, dev.OrganizationID, dev.ID)
+	if err != nil {
+		return nil, err
+	}
+	if d.RevokedAt != nil {
+		return nil, engine.Errorf(engine.CodeUnauthorized, "invalid device token")
+	}
+	d.LastSeenAt = &now
+	if err := tx.UpdateDevice(ctx, d); err != nil {
+		return nil, err
+	}
+	return d, p.setLive(ctx, tx, d, now.Add(p.silence))
+}
+
+// setLive sets the LiveUntil of the wallets a device proves.
+func (p *Provider) setLive(ctx context.Context, tx Tx, d *Device, until time.Time) error {
+	chains, err := tx.ListChains(ctx, d.OrganizationID, d.ID)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(chains))
+	for i, c := range chains {
+		ids[i] = c.WalletID
+	}
+	return tx.SetWalletsLiveUntil(ctx, ids, &until)
+}
+
+func hashToken(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+// Messages.
+
+// Incoming is an SMS as a forwarder posts it.
+type Incoming struct {
+	Sender string
+	Body   string
+	// ReceivedAt is when the phone received it; zero means now.
+	ReceivedAt time.Time
+}
+
+func (in *Incoming) validate(now time.Time) error {
+	in.Sender = strings.TrimSpace(in.Sender)
+	if err := checkLabel("sender", in.Sender, maxSenderLength); err != nil {
+		return err
+	}
+	if in.Sender == "" {
+		return engine.Invalid("sender", "is required")
+	}
+	if strings.TrimSpace(in.Body) == "" {
+		return engine.Invalid("body", "is required")
+	}
+	if !utf8.ValidString(in.Body) || strings.ContainsRune(in.Body, 0) {
+		return engine.Invalid("body", "must be valid UTF-8 without NUL")
+	}
+	if utf8.RuneCountInString(in.Body) > maxBodyLength {
+		return engine.Invalid("body", fmt.Sprintf("must be at most %d characters", maxBodyLength))
+	}
+	if in.ReceivedAt.IsZero() {
+		in.ReceivedAt = now
+	}
+	if in.ReceivedAt.After(now.Add(maxClockSkew)) {
+		return engine.Invalid("received_at", "is in the future")
+	}
+	in.ReceivedAt = in.ReceivedAt.UTC()
+	return nil
+}
+
+// Fingerprint identifies an SMS's text: the same sender and body, whatever
+// the forwarder did to line breaks and spacing.
+func Fingerprint(sender, body string) []byte {
+	h := sha256.New()
+	h.Write([]byte(strings.ToLower(strings.TrimSpace(sender))))
+	h.Write([]byte{0})
+	h.Write([]byte(strings.Join(strings.Fields(body), " ")))
+	return h.Sum(nil)
+}
+
+// Ingest records an SMS a device forwarded, as a report of the device too,
+// and proves what it can: the message itself, and any held message of its
+// wallet whose balance now follows. The message is stored whatever it is
+// (a copy, a forgery, an unknown format); its Status says what it counts
+// for. created is false for a copy of a message already stored.
+func (p *Provider) Ingest(ctx context.Context, dev *Device, in Incoming) (m *SMS, created bool, err error) {
+	now := p.now()
+	if err := in.validate(now); err != nil {
+		return nil, false, err
+	}
+	var proven []*SMS
+	for range 3 {
+		err = p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
+			var err error
+			m, proven, err = p.ingest(ctx, tx, dev, in, now)
+			return err
+		})
+		// Two copies posted at once: the second meets the first's row and
+		// is recorded as its copy on the next try.
+		if !errors.Is(err, engine.ErrDuplicate) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	p.proved(ctx, proven)
+	return m, m.Status != StatusDuplicate, nil
+}
+
+func (p *Provider) ingest(ctx context.Context, tx Tx, dev *Device, in Incoming, now time.Time) (*SMS, []*SMS, error) {
+	d, err := p.touch(ctx, tx, dev, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := &SMS{
+		ID: engine.NewID(PrefixSMS, now), OrganizationID: d.OrganizationID, DeviceID: d.ID,
+		Sender: in.Sender, Body: in.Body, Fingerprint: Fingerprint(in.Sender, in.Body),
+		ReceivedAt: in.ReceivedAt, CreatedAt: now, UpdatedAt: now,
+	}
+	record := func(status, reason string) (*SMS, []*SMS, error) {
+		m.Status, m.Reason = status, reason
+		return m, nil, tx.CreateSMS(ctx, m)
+	}
+	orig, err := tx.GetSMSByFingerprint(ctx, m.OrganizationID, m.Fingerprint)
+	switch {
+	case err == nil:
+		m.DuplicateOf, m.Channel, m.WalletID = orig.ID, orig.Channel, orig.WalletID
+		return record(StatusDuplicate, "the same message as "+orig.ID)
+	case !errors.Is(err, engine.ErrNotFound):
+		return nil, nil, err
+	}
+	channel, trusted := smsparse.ChannelOf(in.Sender)
+	if !trusted {
+		return record(StatusUntrustedSender, "sender "+in.Sender+" is not a wallet's")
+	}
+	m.Channel = channel
+	parsed, err := smsparse.Parse(in.Sender, in.Body)
+	if err != nil {
+		return record(StatusUnparsed, err.Error())
+	}
+	m.Parsed = parsed
+	chains, err := tx.ListChains(ctx, d.OrganizationID, d.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var chain *Chain
+	for _, c := range chains {
+		if c.Channel == channel {
+			chain = c
+		}
+	}
+	if chain == nil {
+		return record(StatusNoWallet, "the device proves no "+channel+" wallet")
+	}
+	m.WalletID = chain.WalletID
+	if chain, err = tx.LockChain(ctx, chain.OrganizationID, chain.WalletID); err != nil {
+		return nil, nil, err
+	}
+	if prover, err := provenBy(ctx, tx, m); err != nil || prover != "" {
+		if err != nil {
+			return nil, nil, err
+		}
+		return record(StatusConflict, "transaction "+parsed.TransactionID+" is already proven by "+prover+", with other text")
+	}
+	reason := "no balance is known for the wallet yet: anchor it (payd admin sms anchor)"
+	if chain.Balance.Valid {
+		reason = fmt.Sprintf("balance %s does not follow the wallet's last known balance %s",
+			engine.FormatAmount(parsed.Balance), engine.FormatAmount(chain.Balance.Decimal))
+	}
+	if _, _, err := record(StatusHeld, reason); err != nil {
+		return nil, nil, err
+	}
+	proven, err := p.extendChain(ctx, tx, chain, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, pm := range proven {
+		if pm.ID == m.ID {
+			m.Status, m.Reason = pm.Status, pm.Reason
+		}
+	}
+	return m, proven, nil
+}
+
+// provenBy returns the ID of an accepted message, other than m, that
+// carries m's transaction ID; "" if none.
+func provenBy(ctx context.Context, tx Tx, m *SMS) (string, error) {
+	same, err := tx.ListSMSByTransactionID(ctx, m.OrganizationID, m.Channel, m.Parsed.TransactionID)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range same {
+		if o.ID != m.ID && o.Status == StatusAccepted {
+			return o.ID, nil
+		}
+	}
+	return "", nil
+}
+
+// extendChain accepts, one after another, the held messages of a locked
+// chain whose balance follows its last known one, and returns them. Two
+// messages that both follow the same balance cannot both be genuine: both
+// become conflicts and the chain waits for the operator.
+func (p *Provider) extendChain(ctx context.Context, tx Tx, c *Chain, now time.Time) ([]*SMS, error) {
+	var accepted []*SMS
+	for c.Balance.Valid {
+		held, err := tx.ListHeldSMS(ctx, c.WalletID)
+		if err != nil {
+			return nil, err
+		}
+		var next []*SMS
+		for _, m := range held {
+			if follows(c.Balance.Decimal, m.Parsed) {
+				next = append(next, m)
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+		if len(next) > 1 {
+			ids := make([]string, len(next))
+			for i, m := range next {
+				ids[i] = m.ID
+			}
+			for _, m := range next {
+				m.Status, m.UpdatedAt = StatusConflict, now
+				m.Reason = fmt.Sprintf("%s all follow balance %s: at most one is genuine", strings.Join(ids, ", "), engine.FormatAmount(c.Balance.Decimal))
+				if err := tx.UpdateSMS(ctx, m); err != nil {
+					return nil, err
+				}
+			}
+			p.logger.Warn("sms inbox: balance chain forks; anchor the wallet after checking the phone", "wallet", c.WalletID, "messages", ids)
+			break
+		}
+		m := next[0]
+		m.UpdatedAt = now
+		prover, err := provenBy(ctx, tx, m)
+		if err != nil {
+			return nil, err
+		}
+		if prover != "" {
+			m.Status, m.Reason = StatusConflict, "transaction "+m.Parsed.TransactionID+" is already proven by "+prover+", with other text"
+			if err := tx.UpdateSMS(ctx, m); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		m.Status, m.Reason = StatusAccepted, ""
+		if err := tx.UpdateSMS(ctx, m); err != nil {
+			return nil, err
+		}
+		c.Balance, c.BalanceMessageID, c.UpdatedAt = decimal.NewNullDecimal(m.Parsed.Balance), m.ID, now
+		if err := tx.UpdateChain(ctx, c); err != nil {
+			return nil, err
+		}
+		accepted = append(accepted, m)
+	}
+	return accepted, nil
+}
+
+// follows reports whether a message's new balance is balance plus its
+// change. The commission of an agent's message may be credited with it or
+// separately, and may carry more decimals than a balance; either is taken.
+func follows(balance decimal.Decimal, m *smsparse.Message) bool {
+	delta := m.Delta()
+	for _, d := range []decimal.Decimal{delta, delta.Round(2), delta.Sub(m.Commission)} {
+		if balance.Add(d).Equal(m.Balance) {
+			return true
+		}
+	}
+	return false
+}
+
+// proved tells the engine of the credits just proven, after their commit,
+// so attempts waiting for them are looked up now rather than at their
+// next retry. A failure only delays them: the retry finds the message.
+func (p *Provider) proved(ctx context.Context, ms []*SMS) {
+	if p.engine == nil {
+		return
+	}
+	for _, m := range ms {
+		if !m.Parsed.Credit {
+			continue
+		}
+		if err := p.engine.RecheckTransaction(ctx, m.Channel, m.Parsed.TransactionID); err != nil {
+			p.logger.Warn("sms inbox: recheck", "transaction_id", m.Parsed.TransactionID, "err", err)
+		}
+	}
+}
+
+// Anchor sets the balance a wallet's chain continues from, as the operator
+// reads it on the phone: at the start, or after a gap (a message lost, a
+// change the wallet sends no SMS for). Held messages that now follow are
+// accepted.
+func (p *Provider) Anchor(ctx context.Context, orgID, walletID string, balance decimal.Decimal) (*Chain, []*SMS, error) {
+	if balance.IsNegative() || balance.Exponent() < -2 {
+		return nil, nil, engine.Invalid("balance", "must be a non-negative amount with at most 2 decimals")
+	}
+	var c *Chain
+	var proven []*SMS
+	err := p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if c, err = tx.LockChain(ctx, orgID, walletID); err != nil {
+			return notFound(err, "wallet proven by a device")
+		}
+		now := p.now()
+		c.Balance, c.BalanceMessageID, c.UpdatedAt = decimal.NewNullDecimal(balance), "", now
+		if err := tx.UpdateChain(ctx, c); err != nil {
+			return err
+		}
+		if proven, err = p.extendChain(ctx, tx, c, now); err != nil {
+			return err
+		}
+		return p.audit(ctx, tx, AuditWalletAnchor, orgID, walletID, map[string]string{"balance": engine.FormatAmount(balance)})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	p.proved(ctx, proven)
+	return c, proven, nil
+}
+
+// ListSMS returns an organization's messages, newest first, with the
+// deposit each transaction ID was submitted to.
+func (p *Provider) ListSMS(ctx context.Context, params ListSMSParams) ([]*SMS, error) {
+	var out []*SMS
+	err := p.store.InboxReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.GetOrganization(ctx, params.OrganizationID); err != nil {
+			return notFound(err, "organization")
+		}
+		var err error
+		out, err = tx.ListSMS(ctx, params)
+		return err
+	})
+	return out, err
+}
+
+// Verification.
+
+// StartCheckout refuses: an SMS inbox has no hosted checkout.
+func (p *Provider) StartCheckout(context.Context, engine.CheckoutRequest) (*engine.Checkout, error) {
+	return nil, engine.ErrMethodUnavailable
+}
+
+// transactionTypes are the payer's operations the credits prove.
+var transactionTypes = map[string]string{
+	smsparse.KindMoneyReceived:   engine.TransactionSendMoney,
+	smsparse.KindCashIn:          engine.TransactionCashIn,
+	smsparse.KindPaymentReceived: engine.TransactionPayment,
+	smsparse.KindCashOutReceived: engine.TransactionCashOut,
+}
+
+// LookupTransaction reports a payment proven by an accepted SMS of the
+// organization. A message that is held, a copy or a conflict proves
+// nothing: the transaction is not found (yet).
+func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
+	var t *engine.ProviderTransaction
+	err := p.store.InboxReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		same, err := tx.ListSMSByTransactionID(ctx, req.OrganizationID, req.Channel, req.TransactionID)
+		if err != nil {
+			return err
+		}
+		for _, m := range same {
+			if m.Status != StatusAccepted || !m.Parsed.Credit {
+				continue
+			}
+			w, err := tx.GetWallet(ctx, m.OrganizationID, m.WalletID)
+			if err != nil {
+				return err
+			}
+			typ := transactionTypes[m.Parsed.Kind]
+			if typ == "" {
+				typ = m.Parsed.Kind // a credit no deposit is paid by (a cashback)
+			}
+			t = &engine.ProviderTransaction{
+				Channel: m.Channel, TransactionID: m.Parsed.TransactionID, Type: typ,
+				Status: engine.TransactionCompleted, Amount: m.Parsed.Amount, Currency: engine.Currency,
+				PayerPhone: m.Parsed.Counterparty, RecipientPhone: w.Phone,
+				CompletedAt: m.Parsed.Time.UTC(), TimePrecision: time.Minute,
+			}
+			return nil
+		}
+		return engine.ErrTransactionNotFound
+	})
+	return t, err
+}
+
+// Payouts.
+
+// CheckPayoutMethod accepts every method: the operator sends by hand.
+func (p *Provider) CheckPayoutMethod(context.Context, string) error { return nil }
+
+// SendPayout queues the payout for the operator, once per key.
+func (p *Provider) SendPayout(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+	mp := &ManualPayout{OrganizationID: req.OrganizationID, Payout: engine.Payout{
+		IdempotencyKey: req.IdempotencyKey, Method: req.Method, Account: req.Account, Amount: req.Amount,
+		Status: PayoutQueued, CreatedAt: p.now(),
+	}}
+	err := p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
+		err := tx.CreateManualPayout(ctx, mp)
+		if errors.Is(err, engine.ErrDuplicate) {
+			mp, err = tx.GetManualPayout(ctx, req.IdempotencyKey)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return mp.enginePayout(), nil
+}
+
+// GetPayout reports a queued payout as pending until the operator records
+// its outcome.
+func (p *Provider) GetPayout(ctx context.Context, key string) (*engine.Payout, error) {
+	var mp *ManualPayout
+	err := p.store.InboxReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		mp, err = tx.GetManualPayout(ctx, key)
+		return err
+	})
+	if errors.Is(err, engine.ErrNotFound) {
+		return nil, engine.ErrPayoutNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return mp.enginePayout(), nil
+}
+
+func (mp *ManualPayout) enginePayout() *engine.Payout {
+	out := mp.Payout
+	if out.Status == PayoutQueued {
+		out.Status = engine.PayoutPending
+	}
+	return &out
+}
+
+// ListPayouts returns the manual payouts matching params, oldest first.
+func (p *Provider) ListPayouts(ctx context.Context, params ListPayoutsParams) ([]*ManualPayout, error) {
+	var out []*ManualPayout
+	err := p.store.InboxReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		out, err = tx.ListManualPayouts(ctx, params)
+		return err
+	})
+	return out, err
+}
+
+// CompletePayout records that the operator sent a queued payout, with the
+// transaction ID of their send. Recording the same again changes nothing.
+func (p *Provider) CompletePayout(ctx context.Context, withdrawalID, transactionID string) (*ManualPayout, error) {
+	ref, err := engine.NormalizeTransactionID("provider_transaction_id", transactionID)
+	if err != nil {
+		return nil, err
+	}
+	return p.finishPayout(ctx, withdrawalID, PayoutSucceeded, ref, "")
+}
+
+// FailPayout records that a queued payout could not be sent; the
+// withdrawal fails and its hold is released.
+func (p *Provider) FailPayout(ctx context.Context, withdrawalID, reason string) (*ManualPayout, error) {
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return nil, engine.Invalid("reason", "is required")
+	}
+	if err := checkLabel("reason", reason, 200); err != nil {
+		return nil, err
+	}
+	return p.finishPayout(ctx, withdrawalID, PayoutFailed, "", reason)
+}
+
+func (p *Provider) finishPayout(ctx context.Context, key, status, ref, reason string) (*ManualPayout, error) {
+	var mp *ManualPayout
+	err := p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if mp, err = tx.LockManualPayout(ctx, key); err != nil {
+			return notFound(err, "payout")
+		}
+		if mp.Status != PayoutQueued {
+			if mp.Status == status && mp.Reference == ref && mp.Reason == reason {
+				return nil // recorded already
+			}
+			return engine.Errorf(engine.CodeConflict, "payout %s is already %s", key, mp.Status)
+		}
+		mp.Status, mp.Reference, mp.Reason = status, ref, reason
+		mp.Operator, mp.CompletedAt = engine.ActorFrom(ctx), p.now()
+		if err := tx.UpdateManualPayout(ctx, mp); err != nil {
+			return err
+		}
+		action, details := AuditPayoutComplete, map[string]string{"provider_transaction_id": ref}
+		if status == PayoutFailed {
+			action, details = AuditPayoutFail, map[string]string{"reason": reason}
+		}
+		details["amount"], details["method"] = engine.FormatAmount(mp.Amount), mp.Method
+		return p.audit(ctx, tx, action, mp.OrganizationID, key, details)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if p.engine != nil {
+		// The worker would see it at its next poll; this is now.
+		if err := p.engine.PollPayoutNow(ctx, mp.OrganizationID, key); err != nil {
+			return mp, err
+		}
+	}
+	return mp, nil
+}
+
+func (p *Provider) audit(ctx context.Context, tx Tx, action, orgID, subject string, details map[string]string) error {
+	now := p.now()
+	return tx.AppendAudit(ctx, &engine.AuditEntry{
+		ID: engine.NewID(engine.PrefixAudit, now), Actor: engine.ActorFrom(ctx), Action: action,
+		OrganizationID: orgID, Subject: subject, Details: details, CreatedAt: now,
+	})
+}
+
+func notFound(err error, what string) error {
+	if errors.Is(err, engine.ErrNotFound) {
+		return engine.Errorf(engine.CodeNotFound, "%s not found", what)
+	}
+	return err
+}
+
+// checkLabel checks a short printable text.
+func checkLabel(field, s string, max int) error {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return engine.Invalid(field, "must be valid UTF-8 without control characters")
+	}
+	if utf8.RuneCountInString(s) > max {
+		return engine.Invalid(field, fmt.Sprintf("must be at most %d characters", max))
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package smsinbox
+
+import (
+	"context"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/smsinbox/smsparse"
+)
+
+// Store keeps the inbox durably. storage/sqlite and storage/postgres
+// implement it on the engine's own transactions, so an inbox change can
+// write the audit log (and read wallets and attempts) atomically with it.
+type Store interface {
+	// InboxTx runs fn in a read-write transaction, as engine.Store.InTx.
+	InboxTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
+	// InboxReadTx runs fn in a read-only transaction, as engine.Store.ReadTx.
+	InboxReadTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
+}
+
+// Tx is the engine's transaction with the inbox's tables. Lock* methods lock
+// the row until the transaction ends, like the engine's.
+type Tx interface {
+	engine.Tx
+
+	// CreateDevice inserts d. Returns engine.ErrDuplicate if its token hash
+	// exists.
+	CreateDevice(ctx context.Context, d *Device) error
+	// GetDeviceByTokenHash returns engine.ErrNotFound for an unknown hash.
+	GetDeviceByTokenHash(ctx context.Context, hash []byte) (*Device, error)
+	// LockDevice returns engine.ErrNotFound unless id is a device of
+	// organizationID.
+	LockDevice(ctx context.Context, organizationID, id string) (*Device, error)
+	// UpdateDevice writes name, last_seen_at and revoked_at.
+	UpdateDevice(ctx context.Context, d *Device) error
+	// ListDevices returns an organization's devices, oldest first.
+	ListDevices(ctx context.Context, organizationID string) ([]*Device, error)
+
+	// CreateChain inserts c. Returns engine.ErrDuplicate if its wallet has one.
+	CreateChain(ctx context.Context, c *Chain) error
+	// LockChain returns the chain of a wallet of organizationID, or
+	// engine.ErrNotFound.
+	LockChain(ctx context.Context, organizationID, walletID string) (*Chain, error)
+	// UpdateChain writes device, balance, balance message and updated_at.
+	UpdateChain(ctx context.Context, c *Chain) error
+	// ListChains returns the chains a device proves, by wallet ID; or, with
+	// deviceID "", every chain of the organization.
+	ListChains(ctx context.Context, organizationID, deviceID string) ([]*Chain, error)
+	// SetWalletsLiveUntil sets engine.Wallet.LiveUntil of the wallets; nil
+	// clears it.
+	SetWalletsLiveUntil(ctx context.Context, walletIDs []string, until *time.Time) error
+
+	// CreateSMS inserts m. Returns engine.ErrDuplicate if an original (a
+	// message whose status is not duplicate) with m's fingerprint exists in
+	// its organization.
+	CreateSMS(ctx context.Context, m *SMS) error
+	// UpdateSMS writes status, reason and updated_at.
+	UpdateSMS(ctx context.Context, m *SMS) error
+	// GetSMSByFingerprint returns the original with that fingerprint, or
+	// engine.ErrNotFound.
+	GetSMSByFingerprint(ctx context.Context, organizationID string, fingerprint []byte) (*SMS, error)
+	// ListSMSByTransactionID returns the originals that carry a transaction
+	// ID on a channel, oldest first.
+	ListSMSByTransactionID(ctx context.Context, organizationID, channel, transactionID string) ([]*SMS, error)
+	// ListHeldSMS returns a wallet's held messages, oldest received first.
+	ListHeldSMS(ctx context.Context, walletID string) ([]*SMS, error)
+	// ListSMS returns the messages matching p, newest first, each with the
+	// attempt its transaction ID was submitted to, if any.
+	ListSMS(ctx context.Context, p ListSMSParams) ([]*SMS, error)
+
+	// CreateManualPayout inserts p. Returns engine.ErrDuplicate if its key
+	// exists.
+	CreateManualPayout(ctx context.Context, p *ManualPayout) error
+	// GetManualPayout returns engine.ErrNotFound for an unknown key.
+	GetManualPayout(ctx context.Context, idempotencyKey string) (*ManualPayout, error)
+	// LockManualPayout is GetManualPayout with the row locked.
+	LockManualPayout(ctx context.Context, idempotencyKey string) (*ManualPayout, error)
+	// UpdateManualPayout writes status, reference, reason, operator and
+	// completed_at.
+	UpdateManualPayout(ctx context.Context, p *ManualPayout) error
+	// ListManualPayouts returns the payouts matching p, oldest first.
+	ListManualPayouts(ctx context.Context, p ListPayoutsParams) ([]*ManualPayout, error)
+}
+
+// Device is a receiving phone whose forwarder app posts its SMS.
+type Device struct {
+	ID             string
+	OrganizationID string
+	Name           string
+	// TokenHash is the SHA-256 of the device's bearer token; the token
+	// itself is shown once, at creation. TokenHint is its last characters.
+	TokenHash  []byte
+	TokenHint  string
+	CreatedAt  time.Time
+	LastSeenAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// Chain is a wallet a device proves, with its balance chain: the last
+// balance known to be genuine. A message counts only if it continues it.
+type Chain struct {
+	WalletID       string
+	OrganizationID string
+	DeviceID       string
+	Channel        string
+	// Balance is invalid until the operator anchors the chain.
+	Balance decimal.NullDecimal
+	// BalanceMessageID is the message that set Balance; "" when the
+	// operator did.
+	BalanceMessageID string
+	UpdatedAt        time.Time
+}
+
+// Statuses of an SMS.
+const (
+	// StatusAccepted: parsed, and its balance continues the wallet's chain:
+	// it proves its transaction.
+	StatusAccepted = "accepted"
+	// StatusHeld: parsed, but its balance does not continue the chain (yet):
+	// an earlier message may still come, or it is forged.
+	StatusHeld = "held"
+	// StatusDuplicate: the same SMS forwarded again (DuplicateOf).
+	StatusDuplicate = "duplicate"
+	// StatusConflict: another text with the transaction ID of a proven
+	// message, or one of two messages continuing the same balance.
+	StatusConflict = "conflict"
+	// StatusUnparsed: from a wallet's sender, in a format not known.
+	StatusUnparsed = "unparsed"
+	// StatusUntrustedSender: not from a whitelisted wallet sender ID.
+	StatusUntrustedSender = "untrusted_sender"
+	// StatusNoWallet: parsed, but the device proves no wallet on its channel.
+	StatusNoWallet = "no_wallet"
+)
+
+// SMS is a message a device forwarded, with what payd made of it.
+type SMS struct {
+	ID             string
+	OrganizationID string
+	DeviceID       string
+	// WalletID is the chain the message belongs to; "" if none.
+	WalletID string
+	Sender   string
+	Body     string
+	// Fingerprint identifies the text: a forwarded copy has the same.
+	Fingerprint []byte
+	// ReceivedAt is when the phone says it received the message.
+	ReceivedAt  time.Time
+	Status      string
+	Reason      string
+	DuplicateOf string
+	// Channel is the sender's channel; "" for an untrusted sender.
+	Channel string
+	// Parsed is nil when the body was not parsed.
+	Parsed    *smsparse.Message
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// Match is the verification attempt of the message's transaction ID;
+	// set by ListSMS only, nil if no deposit claimed it.
+	Match *Match
+}
+
+// Match is the attempt that claimed a message's transaction ID.
+type Match struct {
+	DepositID   string
+	AttemptID   string
+	Status      string
+	FailureCode string
+}
+
+// ListSMSParams filters ListSMS. Empty strings match all.
+type ListSMSParams struct {
+	OrganizationID string
+	WalletID       string
+	Status         string
+	Limit          int
+}
+
+// Statuses of a manual payout.
+const (
+	PayoutQueued    = "queued"
+	PayoutSucceeded = engine.PayoutSucceeded
+	PayoutFailed    = engine.PayoutFailed
+)
+
+// ManualPayout is a withdrawal's payout waiting for, or done by, an
+// operator. Its IdempotencyKey is the withdrawal's ID; Reference is the
+// transaction ID of the operator's own send.
+type ManualPayout struct {
+	engine.Payout
+	OrganizationID string
+	// Operator is who recorded the outcome.
+	Operator string
+}
+
+// ListPayoutsParams filters ListManualPayouts. Empty strings match all.
+type ListPayoutsParams struct {
+	OrganizationID string
+	Status         string
+}

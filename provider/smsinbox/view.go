@@ -1,0 +1,152 @@
+package smsinbox
+
+import (
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// SMSView is a message as the ingest endpoint answers it and the admin CLI
+// lists it. Parse results are null for a message that was not parsed.
+type SMSView struct {
+	ID            string     `json:"id"`
+	DeviceID      string     `json:"device_id"`
+	WalletID      *string    `json:"wallet_id"`
+	Sender        string     `json:"sender"`
+	ReceivedAt    string     `json:"received_at"`
+	Status        string     `json:"status"`
+	Reason        *string    `json:"reason"`
+	DuplicateOf   *string    `json:"duplicate_of"`
+	Channel       *string    `json:"channel"`
+	Kind          *string    `json:"kind"`
+	TransactionID *string    `json:"transaction_id"`
+	Amount        *string    `json:"amount"`
+	Counterparty  *string    `json:"counterparty"`
+	OccurredAt    *string    `json:"occurred_at"`
+	Balance       *string    `json:"balance"`
+	Match         *MatchView `json:"matched_to,omitempty"`
+	Body          string     `json:"body,omitempty"`
+}
+
+// MatchView is the verification attempt a message's transaction ID was
+// submitted to.
+type MatchView struct {
+	DepositID     string  `json:"deposit_id"`
+	AttemptID     string  `json:"attempt_id"`
+	AttemptStatus string  `json:"attempt_status"`
+	FailureCode   *string `json:"failure_code"`
+}
+
+// NewSMSView returns the wire shape of m; withBody adds the text.
+func NewSMSView(m *SMS, withBody bool) SMSView {
+	v := SMSView{
+		ID: m.ID, DeviceID: m.DeviceID, WalletID: opt(m.WalletID), Sender: m.Sender,
+		ReceivedAt: engine.FormatTime(m.ReceivedAt), Status: m.Status, Reason: opt(m.Reason),
+		DuplicateOf: opt(m.DuplicateOf), Channel: opt(m.Channel),
+	}
+	if p := m.Parsed; p != nil {
+		v.Kind, v.TransactionID, v.Counterparty = opt(p.Kind), opt(p.TransactionID), opt(p.Counterparty)
+		v.Amount, v.Balance = opt(engine.FormatAmount(p.Amount)), opt(engine.FormatAmount(p.Balance))
+		v.OccurredAt = opt(engine.FormatTime(p.Time))
+	}
+	if m.Match != nil {
+		v.Match = &MatchView{
+			DepositID: m.Match.DepositID, AttemptID: m.Match.AttemptID,
+			AttemptStatus: m.Match.Status, FailureCode: opt(m.Match.FailureCode),
+		}
+	}
+	if withBody {
+		v.Body = m.Body
+	}
+	return v
+}
+
+// DeviceView is a device with its wallets, for the admin CLI.
+type DeviceView struct {
+	ID         string       `json:"id"`
+	Name       string       `json:"name"`
+	TokenHint  string       `json:"token_hint"`
+	CreatedAt  string       `json:"created_at"`
+	LastSeenAt *string      `json:"last_seen_at"`
+	RevokedAt  *string      `json:"revoked_at"`
+	Wallets    []WalletView `json:"wallets"`
+	// Token is shown once, when the device is added.
+	Token string `json:"token,omitempty"`
+}
+
+// WalletView is a wallet's balance chain.
+type WalletView struct {
+	WalletID string  `json:"wallet_id"`
+	Channel  string  `json:"channel"`
+	Balance  *string `json:"balance"`
+	// BalanceSetBy is the message that proved the balance, or "operator".
+	BalanceSetBy *string `json:"balance_set_by"`
+}
+
+// NewDeviceView returns the admin shape of a device and its chains.
+func NewDeviceView(d *Device, chains []*Chain) DeviceView {
+	v := DeviceView{
+		ID: d.ID, Name: d.Name, TokenHint: "…" + d.TokenHint, CreatedAt: engine.FormatTime(d.CreatedAt),
+		LastSeenAt: optTime(d.LastSeenAt), RevokedAt: optTime(d.RevokedAt), Wallets: []WalletView{},
+	}
+	for _, c := range chains {
+		v.Wallets = append(v.Wallets, NewWalletView(c))
+	}
+	return v
+}
+
+// NewWalletView returns the admin shape of a chain.
+func NewWalletView(c *Chain) WalletView {
+	v := WalletView{WalletID: c.WalletID, Channel: c.Channel}
+	if c.Balance.Valid {
+		v.Balance = opt(engine.FormatAmount(c.Balance.Decimal))
+		v.BalanceSetBy = opt(c.BalanceMessageID)
+		if c.BalanceMessageID == "" {
+			v.BalanceSetBy = opt("operator")
+		}
+	}
+	return v
+}
+
+// PayoutView is a manual payout in the operator's queue.
+type PayoutView struct {
+	WithdrawalID          string  `json:"withdrawal_id"`
+	OrganizationID        string  `json:"organization_id"`
+	PaymentMethod         string  `json:"payment_method"`
+	Account               string  `json:"account"`
+	Amount                string  `json:"amount"`
+	Status                string  `json:"status"`
+	ProviderTransactionID *string `json:"provider_transaction_id"`
+	Reason                *string `json:"reason"`
+	Operator              *string `json:"operator"`
+	QueuedAt              string  `json:"queued_at"`
+	CompletedAt           *string `json:"completed_at"`
+}
+
+// NewPayoutView returns the admin shape of a manual payout.
+func NewPayoutView(p *ManualPayout) PayoutView {
+	v := PayoutView{
+		WithdrawalID: p.IdempotencyKey, OrganizationID: p.OrganizationID, PaymentMethod: p.Method,
+		Account: p.Account, Amount: engine.FormatAmount(p.Amount), Status: p.Status,
+		ProviderTransactionID: opt(p.Reference), Reason: opt(p.Reason), Operator: opt(p.Operator),
+		QueuedAt: engine.FormatTime(p.CreatedAt),
+	}
+	if !p.CompletedAt.IsZero() {
+		v.CompletedAt = opt(engine.FormatTime(p.CompletedAt))
+	}
+	return v
+}
+
+func opt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func optTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	return opt(engine.FormatTime(*t))
+}
