@@ -68,6 +68,8 @@ type Config struct {
 	Sandbox Sandbox
 	// RateLimits are per API key; the zero value means no limits.
 	RateLimits RateLimits
+	// Devices, when set, mounts the SMS inbox's device endpoints.
+	Devices Devices
 }
 
 type server struct {
@@ -75,6 +77,7 @@ type server struct {
 	prefix  string
 	logger  *slog.Logger
 	sandbox Sandbox
+	devices Devices
 	// limiters by requestClass.
 	limiters [3]*limiter
 }
@@ -82,7 +85,7 @@ type server struct {
 // NewHandler returns the handler of the API under cfg.Prefix and of the
 // hosted checkout pages under /checkout/.
 func NewHandler(cfg Config) http.Handler {
-	s := &server{engine: cfg.Engine, prefix: strings.TrimRight(cfg.Prefix, "/"), logger: cfg.Logger, sandbox: cfg.Sandbox}
+	s := &server{engine: cfg.Engine, prefix: strings.TrimRight(cfg.Prefix, "/"), logger: cfg.Logger, sandbox: cfg.Sandbox, devices: cfg.Devices}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -103,6 +106,10 @@ func NewHandler(cfg Config) http.Handler {
 		s.route(mux, "/sandbox/outage", map[string]handlerFunc{http.MethodPost: s.setSandboxOutage})
 		mux.Handle("POST /checkout/{token}/pay", s.handle(s.checkoutPay))
 		mux.Handle("POST /checkout/{token}/cancel", s.handle(s.checkoutCancel))
+	}
+	if s.devices != nil {
+		s.route(mux, "/v1/devices/sms", map[string]handlerFunc{http.MethodPost: s.ingestSMS})
+		s.route(mux, "/v1/devices/heartbeat", map[string]handlerFunc{http.MethodPost: s.deviceHeartbeat})
 	}
 	mux.Handle(s.prefix+"/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s", r.URL.Path)

@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
 // adminCommand is one "payd admin <noun> <verb>": it declares its flags on
@@ -22,33 +23,43 @@ import (
 type adminCommand struct {
 	summary string
 	setup   func(fs *flag.FlagSet) func(ctx context.Context, eng *engine.Engine) (any, error)
+	// inbox, instead of setup, declares a command of the SMS inbox provider.
+	inbox func(fs *flag.FlagSet) func(ctx context.Context, inbox *smsinbox.Provider) (any, error)
 }
 
 var adminCommands = map[string]adminCommand{
-	"org create":            {"create an organization and its first API key", orgCreate},
-	"org update":            {"change an organization's switches, windows and fees", orgUpdate},
-	"org show":              {"show an organization", orgShow},
-	"org list":              {"list organizations", orgList},
-	"wallet add":            {"add a receiving wallet to an organization's pool", walletAdd},
-	"wallet list":           {"list an organization's receiving wallets", walletList},
-	"wallet enable":         {"put a wallet back in the recipient pool", walletEnable(true)},
-	"wallet disable":        {"take a wallet out of the recipient pool", walletEnable(false)},
-	"key create":            {"issue an additional API key with its own signing secret", keyCreate},
-	"key list":              {"list an organization's API keys", keyList},
-	"key rotate":            {"replace an API key; the old one works for --grace more", keyRotate},
-	"key revoke":            {"stop an API key from authenticating, now", keyRevoke},
-	"signing-secret rotate": {"issue a new H2H signing secret; the previous one works for 24h", signingSecretRotate},
-	"balance show":          {"show an organization's available and held balance", balanceShow},
-	"balance adjust":        {"credit (or, with a negative amount, debit) an organization by hand", balanceAdjust},
-	"ledger":                {"print an organization's journal, every movement with its entries", ledgerShow},
-	"webhook add":           {"register an endpoint for an organization's events; prints its secret once", webhookAdd},
-	"webhook list":          {"list an organization's webhook endpoints", webhookList},
-	"webhook remove":        {"delete an endpoint and its deliveries", webhookRemove},
-	"webhook enable":        {"put a disabled endpoint back in service", webhookEnable},
-	"webhook rotate-secret": {"new endpoint secret; the previous one also signs for 24h", webhookRotateSecret},
-	"webhook redeliver":     {"queue an event again, to one endpoint or to all enabled ones", webhookRedeliver},
-	"webhook events":        {"list an organization's events with their deliveries and posts", webhookEvents},
-	"audit":                 {"print an organization's audit log: every admin action, who and when", auditShow},
+	"org create":            {summary: "create an organization and its first API key", setup: orgCreate},
+	"org update":            {summary: "change an organization's switches, windows and fees", setup: orgUpdate},
+	"org show":              {summary: "show an organization", setup: orgShow},
+	"org list":              {summary: "list organizations", setup: orgList},
+	"wallet add":            {summary: "add a receiving wallet to an organization's pool", setup: walletAdd},
+	"wallet list":           {summary: "list an organization's receiving wallets", setup: walletList},
+	"wallet enable":         {summary: "put a wallet back in the recipient pool", setup: walletEnable(true)},
+	"wallet disable":        {summary: "take a wallet out of the recipient pool", setup: walletEnable(false)},
+	"key create":            {summary: "issue an additional API key with its own signing secret", setup: keyCreate},
+	"key list":              {summary: "list an organization's API keys", setup: keyList},
+	"key rotate":            {summary: "replace an API key; the old one works for --grace more", setup: keyRotate},
+	"key revoke":            {summary: "stop an API key from authenticating, now", setup: keyRevoke},
+	"signing-secret rotate": {summary: "issue a new H2H signing secret; the previous one works for 24h", setup: signingSecretRotate},
+	"balance show":          {summary: "show an organization's available and held balance", setup: balanceShow},
+	"balance adjust":        {summary: "credit (or, with a negative amount, debit) an organization by hand", setup: balanceAdjust},
+	"ledger":                {summary: "print an organization's journal, every movement with its entries", setup: ledgerShow},
+	"webhook add":           {summary: "register an endpoint for an organization's events; prints its secret once", setup: webhookAdd},
+	"webhook list":          {summary: "list an organization's webhook endpoints", setup: webhookList},
+	"webhook remove":        {summary: "delete an endpoint and its deliveries", setup: webhookRemove},
+	"webhook enable":        {summary: "put a disabled endpoint back in service", setup: webhookEnable},
+	"webhook rotate-secret": {summary: "new endpoint secret; the previous one also signs for 24h", setup: webhookRotateSecret},
+	"webhook redeliver":     {summary: "queue an event again, to one endpoint or to all enabled ones", setup: webhookRedeliver},
+	"webhook events":        {summary: "list an organization's events with their deliveries and posts", setup: webhookEvents},
+	"audit":                 {summary: "print an organization's audit log: every admin action, who and when", setup: auditShow},
+	"device add":            {summary: "register a phone that forwards its wallets' SMS (smsinbox); prints its token once", inbox: deviceAdd},
+	"device list":           {summary: "list an organization's SMS devices, when each last reported, and its wallets' balances", inbox: deviceList},
+	"device revoke":         {summary: "stop a device's token now; its wallets leave the pool", inbox: deviceRevoke},
+	"sms list":              {summary: "list received SMS: parse results, status, and the deposit each was matched to", inbox: smsList},
+	"sms anchor":            {summary: "set the balance a wallet's SMS chain continues from, as the phone shows it", inbox: smsAnchor},
+	"payout list":           {summary: "list the manual payouts waiting for an operator (smsinbox)", inbox: payoutList},
+	"payout complete":       {summary: "record that you sent a queued payout; the withdrawal succeeds", inbox: payoutComplete},
+	"payout fail":           {summary: "record that a queued payout cannot be sent; the withdrawal fails and its hold is released", inbox: payoutFail},
 }
 
 func adminUsage(w io.Writer) {
@@ -86,7 +97,13 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sf storeFlags
 	sf.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	runCmd := cmd.setup(fs)
+	var runCmd func(context.Context, *engine.Engine) (any, error)
+	var runInbox func(context.Context, *smsinbox.Provider) (any, error)
+	if cmd.inbox != nil {
+		runInbox = cmd.inbox(fs)
+	} else {
+		runCmd = cmd.setup(fs)
+	}
 	if fs.Lookup("actor") == nil { // balance adjust declares its own
 		fs.String("actor", env("USER", "admin"), "who is acting, recorded in the audit log (default $USER)")
 	}
@@ -106,12 +123,27 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("open %s: %w", sf.db, err)
 	}
 	defer store.Close()
-	// Admin commands create no checkouts, so no provider is reachable here.
-	eng, err := engine.New(engine.Config{Store: store, Provider: noProvider{}, Keyring: keyring})
+	// Admin commands create no checkouts, so no provider is reachable
+	// here, except the SMS inbox, which keeps its state in the store.
+	var provider engine.Provider = noProvider{}
+	var inbox *smsinbox.Provider
+	if runInbox != nil {
+		if inbox, err = smsinbox.New(smsinbox.Config{Store: store}); err != nil {
+			return err
+		}
+		provider = inbox
+	}
+	eng, err := engine.New(engine.Config{Store: store, Provider: provider, Keyring: keyring})
 	if err != nil {
 		return err
 	}
-	out, err := runCmd(ctx, eng)
+	var out any
+	if inbox != nil {
+		inbox.Attach(eng)
+		out, err = runInbox(ctx, inbox)
+	} else {
+		out, err = runCmd(ctx, eng)
+	}
 	if err != nil {
 		return err
 	}
@@ -443,6 +475,9 @@ type walletView struct {
 	DailyLimit     *string `json:"daily_limit"`
 	Enabled        bool    `json:"enabled"`
 	LastAssignedAt *string `json:"last_assigned_at"`
+	// LiveUntil is set for a wallet proven by an SMS device: it is out of
+	// the pool after it unless the device reports.
+	LiveUntil *string `json:"live_until,omitempty"`
 }
 
 func newWalletView(w *engine.Wallet) walletView {
@@ -462,6 +497,10 @@ func newWalletView(w *engine.Wallet) walletView {
 	if w.LastAssignedAt != nil {
 		s := engine.FormatTime(*w.LastAssignedAt)
 		v.LastAssignedAt = &s
+	}
+	if w.LiveUntil != nil {
+		s := engine.FormatTime(*w.LiveUntil)
+		v.LiveUntil = &s
 	}
 	return v
 }

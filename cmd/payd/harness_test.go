@@ -39,8 +39,9 @@ func newHarness(t *testing.T) *harness {
 	return newHarnessWith(t, sandboxSettings{})
 }
 
-// newHarnessWith builds a harness whose sandbox provider has settings sb.
-func newHarnessWith(t *testing.T, sb sandboxSettings) *harness {
+// newHarnessWith builds a harness whose sandbox provider has settings sb;
+// configure, if given, changes the rest of its configuration.
+func newHarnessWith(t *testing.T, sb sandboxSettings, configure ...func(*appConfig)) *harness {
 	t.Helper()
 	h := &harness{t: t, clock: clock.NewMock(), dir: t.TempDir()}
 	h.clock.Set(start)
@@ -62,6 +63,9 @@ func newHarnessWith(t *testing.T, sb sandboxSettings) *harness {
 	h.cfg = appConfig{
 		store: store, keyring: keyring, publicURL: h.srv.URL, apiPrefix: "/api", clock: h.clock,
 		logger: slog.New(slog.NewTextHandler(io.Discard, nil)), sandbox: sb,
+	}
+	for _, c := range configure {
+		c(&h.cfg)
 	}
 	if h.app, err = newApp(h.cfg); err != nil {
 		t.Fatal(err)

@@ -17,16 +17,24 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
 )
 
 // paydStore is what the reference server needs of a database: the engine's
-// store and the sandbox provider's payments.
+// store and its providers' tables.
 type paydStore interface {
 	engine.Store
 	sandbox.PaymentStore
 	sandbox.PayoutStore
+	smsinbox.Store
 }
+
+// Providers the reference server runs with.
+const (
+	providerSandbox  = "sandbox"
+	providerSMSInbox = "smsinbox"
+)
 
 // appConfig is everything the reference server is built from.
 type appConfig struct {
@@ -36,7 +44,11 @@ type appConfig struct {
 	apiPrefix string
 	clock     clock.Clock
 	logger    *slog.Logger
-	sandbox   sandboxSettings
+	// provider is providerSandbox (the default) or providerSMSInbox.
+	provider string
+	sandbox  sandboxSettings
+	// smsSilence is how long an SMS device may be silent (0: default).
+	smsSilence time.Duration
 	// webhooks posts events; nil means transport.NewWebhookClient(false).
 	webhooks engine.WebhookClient
 	// leaseDuration is how long a process owns claimed work (0: default).
@@ -56,19 +68,35 @@ type sandboxSettings struct {
 
 // app is a wired payd: the engine, its provider and the HTTP handler.
 type app struct {
-	engine  *engine.Engine
+	engine *engine.Engine
+	// One of sandbox and inbox is set, as cfg.provider says.
 	sandbox *sandbox.Provider
+	inbox   *smsinbox.Provider
 	handler http.Handler
 }
 
 func newApp(cfg appConfig) (*app, error) {
-	provider, err := sandbox.New(sandbox.Config{
-		PublicURL: cfg.publicURL, Payments: cfg.store, Payouts: cfg.store, Clock: cfg.clock,
-		PayoutMode: cfg.sandbox.payoutMode, PayoutDelay: cfg.sandbox.payoutDelay,
-		UnavailablePayoutMethods: cfg.sandbox.unavailableMethods,
-	})
-	if err != nil {
-		return nil, err
+	a := &app{}
+	var provider engine.Provider
+	switch cfg.provider {
+	case "", providerSandbox:
+		sb, err := sandbox.New(sandbox.Config{
+			PublicURL: cfg.publicURL, Payments: cfg.store, Payouts: cfg.store, Clock: cfg.clock,
+			PayoutMode: cfg.sandbox.payoutMode, PayoutDelay: cfg.sandbox.payoutDelay,
+			UnavailablePayoutMethods: cfg.sandbox.unavailableMethods,
+		})
+		if err != nil {
+			return nil, err
+		}
+		a.sandbox, provider = sb, sb
+	case providerSMSInbox:
+		inbox, err := smsinbox.New(smsinbox.Config{Store: cfg.store, Silence: cfg.smsSilence, Clock: cfg.clock, Logger: cfg.logger})
+		if err != nil {
+			return nil, err
+		}
+		a.inbox, provider = inbox, inbox
+	default:
+		return nil, fmt.Errorf("--provider must be %s or %s, got %q", providerSandbox, providerSMSInbox, cfg.provider)
 	}
 	if cfg.webhooks == nil {
 		cfg.webhooks = transport.NewWebhookClient(false)
@@ -81,11 +109,16 @@ func newApp(cfg appConfig) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	handler := transport.NewHandler(transport.Config{
-		Engine: eng, Prefix: cfg.apiPrefix, Logger: cfg.logger,
-		Sandbox: sandboxControl{provider, eng}, RateLimits: cfg.rateLimits,
-	})
-	return &app{engine: eng, sandbox: provider, handler: handler}, nil
+	a.engine = eng
+	tc := transport.Config{Engine: eng, Prefix: cfg.apiPrefix, Logger: cfg.logger, RateLimits: cfg.rateLimits}
+	if a.sandbox != nil {
+		tc.Sandbox = sandboxControl{a.sandbox, eng}
+	} else {
+		a.inbox.Attach(eng)
+		tc.Devices = a.inbox
+	}
+	a.handler = transport.NewHandler(tc)
+	return a, nil
 }
 
 // sandboxControl adapts the sandbox provider to the transport's Sandbox.
@@ -118,6 +151,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	apiPrefix := fs.String("api-prefix", env("PAYD_API_PREFIX", "/api"), "path prefix of the API (env PAYD_API_PREFIX)")
 	logLevel := fs.String("log-level", env("PAYD_LOG_LEVEL", "info"), "debug, info, warn or error (env PAYD_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("PAYD_LOG_FORMAT", "text"), "text or json (env PAYD_LOG_FORMAT)")
+	provider := fs.String("provider", env("PAYD_PROVIDER", providerSandbox), "sandbox (test mode: no money moves) or smsinbox (real wallets proven by their phones' SMS; payouts by an operator) (env PAYD_PROVIDER)")
+	smsSilence := fs.Duration("sms-silence", envDuration("PAYD_SMS_SILENCE", 5*time.Minute), "smsinbox: how long a device may go without reporting before its wallets leave the recipient pool (env PAYD_SMS_SILENCE)")
 	var sb sandboxSettings
 	fs.StringVar(&sb.payoutMode, "sandbox-payouts", env("PAYD_SANDBOX_PAYOUTS", "auto"), "sandbox payouts settle by themselves (auto) or by POST /api/sandbox/withdraws/{id}/settle (manual) (env PAYD_SANDBOX_PAYOUTS)")
 	fs.DurationVar(&sb.payoutDelay, "sandbox-payout-delay", envDuration("PAYD_SANDBOX_PAYOUT_DELAY", 2*time.Second), "how long an auto sandbox payout stays pending (env PAYD_SANDBOX_PAYOUT_DELAY)")
@@ -162,6 +197,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	a, err := newApp(appConfig{
 		store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb,
+		provider: *provider, smsSilence: *smsSilence,
 		webhooks: transport.NewWebhookClient(*allowPrivate), leaseDuration: *leaseDuration, rateLimits: rl,
 		workerConcurrency: *workers,
 	})

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// newInboxHarness is a reference server with the SMS inbox provider, whose
+// mock clock starts at the wall clock's minute: admin commands run as
+// processes of their own, on the wall clock, against the same database.
+func newInboxHarness(t *testing.T) *harness {
+	t.Helper()
+	t.Setenv("PAYD_MASTER_KEY", "")
+	h := newHarnessWith(t, sandboxSettings{}, func(c *appConfig) {
+		c.provider, c.smsSilence = providerSMSInbox, 5*time.Minute
+	})
+	h.syncClock()
+	return h
+}
+
+// syncClock moves the mock clock up to the wall clock, after an admin
+// command stamped its changes with the wall clock.
+func (h *harness) syncClock() {
+	if now := time.Now().Truncate(time.Millisecond); now.After(h.clock.Now()) {
+		h.clock.Set(now)
+	}
+}
+
+func (h *harness) admin(args ...string) map[string]any {
+	h.t.Helper()
+	out := runAdmin(h.t, filepath.Join(h.dir, "payd.db"), args...)
+	h.syncClock()
+	return out
+}
+
+// device posts to a device endpoint with a device token.
+func (h *harness) device(token, path string, body any) *response {
+	h.t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	r, err := http.NewRequest(http.MethodPost, h.srv.URL+"/api/v1/devices/"+path, bytes.NewReader(b))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	r.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out := &response{status: res.StatusCode}
+	out.body, _ = io.ReadAll(res.Body)
+	_ = json.Unmarshal(out.body, &out.json)
+	return out
+}
+
+// sms is one forwarded message.
+type sms struct {
+	Sender     string `json:"sender"`
+	Body       string `json:"body"`
+	ReceivedAt string `json:"received_at,omitempty"`
+}
+
+var dhakaZone = time.FixedZone("Asia/Dhaka", 6*60*60)
+
+// cashOutSMS is the message a bKash agent wallet gets when a customer cashes
+// out at it, as bKash words it.
+func cashOutSMS(amount, from, balance, trxID string, at time.Time) sms {
+	return sms{Sender: "bKash", Body: fmt.Sprintf("Cash Out Tk %s from %s successful. Fee Tk 0.00. Balance Tk %s. TrxID %s at %s",
+		amount, from, balance, trxID, at.In(dhakaZone).Format("02/01/2006 15:04"))}
+}
+
+// TestSMSInboxEndToEnd runs a self-hosted deployment on real-money rules:
+// a receiving phone forwards its agent wallet's SMS, H2H deposits are
+// verified against them, and withdrawals go through the operator's queue.
+func TestSMSInboxEndToEnd(t *testing.T) {
+	h := newInboxHarness(t)
+	ctx := context.Background()
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	other := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	wallet := h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	const payer = "01712345678"
+	create := func(merchantID, amount string) *response {
+		t.Helper()
+		return h.createH2H(org, h2h(kv{"merchant_id", `"` + merchantID + `"`}, kv{"amount", `"` + amount + `"`}))
+	}
+	mustCreate := func(merchantID, amount string) string {
+		t.Helper()
+		res := create(merchantID, amount)
+		if res.status != 201 || str(res.json, "next_action", "recipient", "value") != wallet.Phone {
+			t.Fatalf("create %s: %d %s", merchantID, res.status, res.body)
+		}
+		return str(res.json, "id")
+	}
+	status := func(id string) (string, string) {
+		t.Helper()
+		res := h.getDeposit(org, id, true)
+		return str(res.json, "status"), str(res.json, "verification", "failure_code")
+	}
+	post := func(token string, m sms, wantStatus int, wantSMSStatus string) map[string]any {
+		t.Helper()
+		res := h.device(token, "sms", m)
+		if res.status != wantStatus || str(res.json, "status") != wantSMSStatus {
+			t.Fatalf("post %q: %d %s, want %d %s", m.Body, res.status, res.body, wantStatus, wantSMSStatus)
+		}
+		return res.json
+	}
+
+	// The phone is registered: its token is shown once, and until the
+	// phone reports, the wallet is out of the pool.
+	dev := h.admin("device", "add", "--org", org.id, "--name", "counter 1", "--wallet", wallet.ID)
+	token := str(dev, "token")
+	if !strings.HasPrefix(token, "payd_dev_") {
+		t.Fatalf("device add: %v", dev)
+	}
+	if res := create("before-heartbeat", "500"); res.status != 503 || res.errorCode() != "method_unavailable" {
+		t.Fatalf("create before the phone reported: %d %s", res.status, res.body)
+	}
+	if res := h.device("payd_dev_wrong", "heartbeat", map[string]any{}); res.status != 401 {
+		t.Fatalf("heartbeat with a wrong token: %d %s", res.status, res.body)
+	}
+	if res := h.device(token, "heartbeat", map[string]any{}); res.status != 200 || str(res.json, "live_until") == "" {
+		t.Fatalf("heartbeat: %d %s", res.status, res.body)
+	}
+	h.admin("sms", "anchor", "--org", org.id, "--wallet", wallet.ID, "--balance", "10000")
+
+	// A genuine SMS proves a payment submitted after it.
+	paid := mustCreate("paid-first", "500")
+	post(token, cashOutSMS("500.00", payer, "10,500.00", "BKA1000001", h.clock.Now()), 201, "accepted")
+	if res := h.verify(org, paid, `{"provider_transaction_id":"BKA1000001"}`); res.status != 202 {
+		t.Fatalf("verify: %d %s", res.status, res.body)
+	}
+	h.work()
+	if s, _ := status(paid); s != "succeeded" {
+		t.Fatalf("deposit proven by its SMS is %s", s)
+	}
+
+	// The forwarder sends the same SMS again (a retry, with its own line
+	// breaks): recognized as a copy, counted once.
+	again := cashOutSMS("500.00", payer, "10,500.00", "BKA1000001", h.clock.Now())
+	again.Body = strings.ReplaceAll(again.Body, ". ", ".\r\n")
+	dup := post(token, again, 200, "duplicate")
+	if str(dup, "duplicate_of") == "" {
+		t.Fatalf("copy names no original: %v", dup)
+	}
+
+	// An SMS arriving after the ID was submitted: the attempt waits as
+	// delayed, and the SMS makes it succeed without waiting for a retry.
+	late := mustCreate("sms-late", "700")
+	h.verify(org, late, `{"provider_transaction_id":"BKA1000002"}`)
+	h.work()
+	if s, _ := status(late); s != "processing" {
+		t.Fatalf("deposit whose SMS has not come is %s", s)
+	}
+	post(token, cashOutSMS("700.00", payer, "11,200.00", "BKA1000002", h.clock.Now()), 201, "accepted")
+	h.work() // same instant: no backoff ran out
+	if s, _ := status(late); s != "succeeded" {
+		t.Fatalf("deposit whose SMS came late is %s", s)
+	}
+
+	// Messages out of order: the later one waits for the earlier one.
+	first, second := mustCreate("order-1", "300"), mustCreate("order-2", "400")
+	post(token, cashOutSMS("400.00", payer, "11,900.00", "BKA1000004", h.clock.Now()), 201, "held")
+	post(token, cashOutSMS("300.00", payer, "11,500.00", "BKA1000003", h.clock.Now()), 201, "accepted")
+	h.verify(org, first, `{"provider_transaction_id":"BKA1000003"}`)
+	h.verify(org, second, `{"provider_transaction_id":"BKA1000004"}`)
+	h.work()
+	for _, id := range []string{first, second} {
+		if s, _ := status(id); s != "succeeded" {
+			t.Fatalf("out-of-order deposit %s is %s", id, s)
+		}
+	}
+
+	// A forged SMS: right format and sender, but its balance does not
+	// follow the wallet's. It is held and proves nothing; the deposit
+	// fails when its verification bound passes.
+	forgedDep := mustCreate("forged", "5000")
+	post(token, cashOutSMS("5,000.00", payer, "20,000.00", "BKF9999999", h.clock.Now()), 201, "held")
+	h.verify(org, forgedDep, `{"provider_transaction_id":"BKF9999999"}`)
+	h.work()
+	// An unknown format from the wallet's sender is kept and reported;
+	// a message from a phone number is not trusted.
+	post(token, sms{Sender: "bKash", Body: "Get 10% cashback on your next payment at any shop! T&C apply."}, 201, "unparsed")
+	post(token, sms{Sender: "+8801999999999", Body: cashOutSMS("5,000.00", payer, "16,900.00", "BKF9999998", h.clock.Now()).Body}, 201, "untrusted_sender")
+	// Another organization's key cannot see or verify this deposit.
+	if res := h.getDeposit(other, forgedDep, true); res.status != 404 {
+		t.Fatalf("other org's GET: %d", res.status)
+	}
+	// The wallet's phone keeps reporting while the forged deposit waits.
+	for range 4 {
+		h.clock.Add(4 * time.Minute)
+		h.device(token, "heartbeat", map[string]any{})
+		h.work()
+	}
+	h.clock.Add(20 * time.Minute)
+	h.device(token, "heartbeat", map[string]any{})
+	h.work()
+	if s, code := status(forgedDep); s != "failed" || code != "transaction_not_found" {
+		t.Fatalf("deposit claimed by a forged SMS: %s %s", s, code)
+	}
+
+	// The phone goes silent: its wallet leaves the pool, and comes back
+	// when the phone reports.
+	h.clock.Add(6 * time.Minute)
+	if res := create("silent", "500"); res.status != 503 {
+		t.Fatalf("create while the phone is silent: %d %s", res.status, res.body)
+	}
+	h.device(token, "heartbeat", map[string]any{})
+	mustCreate("back", "500")
+
+	// sms list shows every message, what it was parsed as, and what it was
+	// matched to.
+	list := h.admin("sms", "list", "--org", org.id)
+	byTrx := map[string]map[string]any{}
+	statuses := map[string]int{}
+	for _, m := range list["messages"].([]any) {
+		m := m.(map[string]any)
+		statuses[str(m, "status")]++
+		if trx := str(m, "transaction_id"); trx != "" && str(m, "status") != "duplicate" {
+			byTrx[trx] = m
+		}
+	}
+	if want := map[string]int{"accepted": 4, "held": 1, "duplicate": 1, "unparsed": 1, "untrusted_sender": 1}; fmt.Sprint(statuses) != fmt.Sprint(want) {
+		t.Fatalf("sms list statuses %v, want %v", statuses, want)
+	}
+	if m := byTrx["BKA1000001"]; str(m, "matched_to", "deposit_id") != paid || str(m, "matched_to", "attempt_status") != "succeeded" ||
+		str(m, "kind") != "cash_out_received" || str(m, "amount") != "500.00" || str(m, "balance") != "10500.00" {
+		t.Fatalf("sms list, genuine message: %v", m)
+	}
+	if m := byTrx["BKF9999999"]; str(m, "status") != "held" || !strings.Contains(str(m, "reason"), "does not follow") ||
+		str(m, "matched_to", "failure_code") != "transaction_not_found" {
+		t.Fatalf("sms list, forged message: %v", m)
+	}
+
+	// Withdrawals go to the operator's queue; the operator's send, or
+	// their failure to send, moves the withdrawal and its ledger entries.
+	balanceBefore := h.balance(org)
+	sent := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"wd-1"`}, kv{"amount", `"1000"`})})
+	refused := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"wd-2"`}, kv{"amount", `"200"`})})
+	if sent.status != 201 || refused.status != 201 {
+		t.Fatalf("withdrawals: %d %s / %d %s", sent.status, sent.body, refused.status, refused.body)
+	}
+	h.work()
+	queue := h.admin("payout", "list", "--org", org.id)
+	if n := len(queue["payouts"].([]any)); n != 2 {
+		t.Fatalf("payout queue has %d payouts, want 2: %v", n, queue)
+	}
+	done := h.admin("payout", "complete", "--withdrawal", str(sent.json, "id"), "--provider-transaction-id", "bko7777777")
+	if str(done, "status") != "succeeded" || str(done, "provider_transaction_id") != "BKO7777777" {
+		t.Fatalf("payout complete: %v", done)
+	}
+	h.admin("payout", "fail", "--withdrawal", str(refused.json, "id"), "--reason", "recipient wallet blocked")
+	h.work()
+	for id, want := range map[string]string{str(sent.json, "id"): "succeeded", str(refused.json, "id"): "failed"} {
+		res := h.do(org, request{method: "GET", path: "/api/v1/withdraws/" + id, apiKey: org.apiKey})
+		if str(res.json, "status") != want {
+			t.Fatalf("withdrawal %s is %s, want %s", id, res.body, want)
+		}
+	}
+	if queue := h.admin("payout", "list", "--org", org.id); len(queue["payouts"].([]any)) != 0 {
+		t.Fatalf("queue after the operator acted: %v", queue)
+	}
+	bal, err := h.app.engine.GetBalance(ctx, org.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Deposits 500+700+300+400 credited; the 1000 paid out; the 200 released.
+	if got := bal.Available.String(); got != "900" || !bal.Held.IsZero() {
+		t.Fatalf("balance after payouts %s held %s (before: %s)", got, bal.Held, balanceBefore)
+	}
+}
