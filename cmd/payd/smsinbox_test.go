@@ -281,3 +281,51 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 		t.Fatalf("balance after payouts %s held %s (before: %s)", got, bal.Held, balanceBefore)
 	}
 }
+
+// The device endpoints hold bodies to the API's rules and take only a live
+// device's token.
+func TestSMSInboxIngestRules(t *testing.T) {
+	h := newInboxHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	wallet := h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	dev := h.admin("device", "add", "--org", org.id, "--wallet", wallet.ID)
+	token := str(dev, "token")
+	for _, c := range []struct {
+		name      string
+		token     string
+		body      any
+		status    int
+		code, msg string
+	}{
+		{"no sender", token, map[string]any{"body": "x"}, 400, "invalid_request", "sender:"},
+		{"no body", token, map[string]any{"sender": "bKash"}, 400, "invalid_request", "body:"},
+		{"blank body", token, map[string]any{"sender": "bKash", "body": " \n"}, 400, "invalid_request", "body:"},
+		{"body not a string", token, map[string]any{"sender": "bKash", "body": 5}, 400, "invalid_request", "body:"},
+		{"unknown field", token, map[string]any{"sender": "bKash", "body": "x", "sim": 1}, 400, "invalid_request", "sim:"},
+		{"bad received_at", token, map[string]any{"sender": "bKash", "body": "x", "received_at": "yesterday"}, 400, "invalid_request", "received_at:"},
+		{"received in the future", token, map[string]any{"sender": "bKash", "body": "x", "received_at": h.clock.Now().Add(time.Hour).Format(time.RFC3339)}, 400, "invalid_request", "received_at:"},
+		{"long body", token, map[string]any{"sender": "bKash", "body": strings.Repeat("x", 4097)}, 400, "invalid_request", "body:"},
+		{"api key is not a device token", org.apiKey, map[string]any{"sender": "bKash", "body": "x"}, 401, "unauthorized", ""},
+		{"unknown token", "payd_dev_nope", map[string]any{"sender": "bKash", "body": "x"}, 401, "unauthorized", ""},
+	} {
+		res := h.device(c.token, "sms", c.body)
+		if res.status != c.status || res.errorCode() != c.code || !strings.Contains(res.errorMessage(), c.msg) {
+			t.Errorf("%s: %d %s", c.name, res.status, res.body)
+		}
+	}
+	if res := h.do(org, request{method: http.MethodGet, path: "/api/v1/devices/sms"}); res.status != 405 {
+		t.Errorf("GET: %d", res.status)
+	}
+	if list := h.admin("sms", "list", "--org", org.id); len(list["messages"].([]any)) != 0 {
+		t.Fatalf("refused posts were stored: %v", list)
+	}
+	h.admin("device", "revoke", "--org", org.id, "--device", str(dev, "id"))
+	if res := h.device(token, "heartbeat", map[string]any{}); res.status != 401 {
+		t.Fatalf("heartbeat of a revoked device: %d %s", res.status, res.body)
+	}
+	// A sandbox server has no device endpoints.
+	sb := newHarness(t)
+	if res := sb.device(token, "heartbeat", map[string]any{}); res.status != 404 {
+		t.Fatalf("device endpoint on a sandbox server: %d", res.status)
+	}
+}

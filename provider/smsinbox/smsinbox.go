@@ -438,6 +438,10 @@ func (p *Provider) ingest(ctx context.Context, tx Tx, dev *Device, in Incoming, 
 	m.Channel = channel
 	parsed, err := smsparse.Parse(in.Sender, in.Body)
 	if err != nil {
+		// A wallet's own message that payd cannot read may be a payment it
+		// will never see: say so where operators look.
+		p.logger.WarnContext(ctx, "sms inbox: unknown message format from a wallet sender; see payd admin sms list --status unparsed",
+			"device", d.ID, "sender", in.Sender, "sms", m.ID)
 		return record(StatusUnparsed, err.Error())
 	}
 	m.Parsed = parsed
