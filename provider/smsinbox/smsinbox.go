@@ -15,7 +15,8 @@
 // delayed attempt) and is looked up again the moment the SMS is proven.
 //
 // Payouts cannot be sent from an SMS: they go to an operator's queue, and
-// the operator records the outcome of their own send.
+// the operator records the outcome of their own send, or the SMS of that
+// send, once proven, records it when it fits exactly one queued payout.
 package smsinbox
 
 import (
@@ -390,10 +391,14 @@ func (p *Provider) Ingest(ctx context.Context, dev *Device, in Incoming) (m *SMS
 		return nil, false, err
 	}
 	var proven []*SMS
+	var paid []*ManualPayout
 	for range 3 {
 		err = p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
 			var err error
-			m, proven, err = p.ingest(ctx, tx, dev, in, now)
+			if m, proven, err = p.ingest(ctx, tx, dev, in, now); err != nil {
+				return err
+			}
+			paid, err = p.settleSentPayouts(ctx, tx, proven, now)
 			return err
 		})
 		// Two copies posted at once: the second meets the first's row and
@@ -405,7 +410,7 @@ func (p *Provider) Ingest(ctx context.Context, dev *Device, in Incoming) (m *SMS
 	if err != nil {
 		return nil, false, err
 	}
-	p.proved(ctx, proven)
+	p.proved(ctx, proven, paid)
 	return m, m.Status != StatusDuplicate, nil
 }
 
@@ -577,10 +582,11 @@ func follows(balance decimal.Decimal, m *smsparse.Message) bool {
 	return false
 }
 
-// proved tells the engine of the credits just proven, after their commit,
-// so attempts waiting for them are looked up now rather than at their
-// next retry. A failure only delays them: the retry finds the message.
-func (p *Provider) proved(ctx context.Context, ms []*SMS) {
+// proved tells the engine, after the commit, of the credits just proven,
+// so attempts waiting for them are looked up now rather than at their next
+// retry, and of the payouts just settled, so their withdrawals move now. A
+// failure only delays them: the engine's retries find the same outcome.
+func (p *Provider) proved(ctx context.Context, ms []*SMS, paid []*ManualPayout) {
 	if p.engine == nil {
 		return
 	}
@@ -592,6 +598,70 @@ func (p *Provider) proved(ctx context.Context, ms []*SMS) {
 			p.logger.Warn("sms inbox: recheck", "transaction_id", m.Parsed.TransactionID, "err", err)
 		}
 	}
+	for _, mp := range paid {
+		if err := p.engine.PollPayoutNow(ctx, mp.OrganizationID, mp.IdempotencyKey); err != nil {
+			p.logger.Warn("sms inbox: poll payout", "withdrawal", mp.IdempotencyKey, "err", err)
+		}
+	}
+}
+
+// sentKinds are the debits by which an operator pays a customer's wallet
+// from a proven wallet: send money from a personal wallet, cash in from an
+// agent's.
+var sentKinds = map[string]bool{smsparse.KindSendMoney: true, smsparse.KindCashInSent: true}
+
+// settleSentPayouts completes the queued payouts that just-proven debits
+// show the operator sent: same organization, method (the channel), account
+// and amount. A debit that fits several queued payouts settles none: which
+// one was sent is the operator's to say.
+func (p *Provider) settleSentPayouts(ctx context.Context, tx Tx, proven []*SMS, now time.Time) ([]*ManualPayout, error) {
+	var paid []*ManualPayout
+	for _, m := range proven {
+		if m.Parsed.Credit || !sentKinds[m.Parsed.Kind] || m.Parsed.Counterparty == "" {
+			continue
+		}
+		queued, err := tx.ListManualPayouts(ctx, ListPayoutsParams{OrganizationID: m.OrganizationID, Status: PayoutQueued})
+		if err != nil {
+			return nil, err
+		}
+		var fits []*ManualPayout
+		for _, mp := range queued {
+			if mp.Method == m.Channel && mp.Account == m.Parsed.Counterparty && mp.Amount.Equal(m.Parsed.Amount) {
+				fits = append(fits, mp)
+			}
+		}
+		if len(fits) != 1 {
+			if len(fits) > 1 {
+				p.logger.Warn("sms inbox: a sent payment fits several queued payouts; record it with payd admin payout complete",
+					"sms", m.ID, "transaction_id", m.Parsed.TransactionID)
+			}
+			continue
+		}
+		mp, err := tx.LockManualPayout(ctx, fits[0].IdempotencyKey)
+		if err != nil {
+			return nil, err
+		}
+		if mp.Status != PayoutQueued {
+			continue
+		}
+		mp.Status, mp.Reference, mp.Operator, mp.CompletedAt = PayoutSucceeded, m.Parsed.TransactionID, "sms "+m.ID, now
+		if err := tx.UpdateManualPayout(ctx, mp); err != nil {
+			return nil, err
+		}
+		err = tx.AppendAudit(ctx, &engine.AuditEntry{
+			ID: engine.NewID(engine.PrefixAudit, now), Actor: "smsinbox", Action: AuditPayoutComplete,
+			OrganizationID: mp.OrganizationID, Subject: mp.IdempotencyKey, CreatedAt: now,
+			Details: map[string]string{
+				"provider_transaction_id": mp.Reference, "sms": m.ID,
+				"amount": engine.FormatAmount(mp.Amount), "method": mp.Method,
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		paid = append(paid, mp)
+	}
+	return paid, nil
 }
 
 // Anchor sets the balance a wallet's chain continues from, as the operator
@@ -604,6 +674,7 @@ func (p *Provider) Anchor(ctx context.Context, orgID, walletID string, balance d
 	}
 	var c *Chain
 	var proven []*SMS
+	var paid []*ManualPayout
 	err := p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		if c, err = tx.LockChain(ctx, orgID, walletID); err != nil {
@@ -617,12 +688,15 @@ func (p *Provider) Anchor(ctx context.Context, orgID, walletID string, balance d
 		if proven, err = p.extendChain(ctx, tx, c, now); err != nil {
 			return err
 		}
+		if paid, err = p.settleSentPayouts(ctx, tx, proven, now); err != nil {
+			return err
+		}
 		return p.audit(ctx, tx, AuditWalletAnchor, orgID, walletID, map[string]string{"balance": engine.FormatAmount(balance)})
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	p.proved(ctx, proven)
+	p.proved(ctx, proven, paid)
 	return c, proven, nil
 }
 

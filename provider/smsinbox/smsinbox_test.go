@@ -334,3 +334,52 @@ func TestChainFork(t *testing.T) {
 	f.anchor("1100")
 	wantStatus(t, f.ingest(cashOut("10.00", "1,110.00", "TRX0000003", t0)), smsinbox.StatusAccepted)
 }
+
+// cashIn is a bKash agent's cash-in to a customer: how an operator pays a
+// withdrawal from an agent wallet.
+func cashIn(amount, to, balance, trxID string) smsinbox.Incoming {
+	return smsinbox.Incoming{Sender: "bKash", Body: fmt.Sprintf(
+		"Cash In Tk %s to %s successful. Fee Tk 0.00. Balance Tk %s. TrxID %s at %s",
+		amount, to, balance, trxID, t0.In(dhaka).Format("02/01/2006 15:04"))}
+}
+
+// The operator's own send, proven by its SMS, completes the one queued
+// payout it fits; a send that fits several, or is not proven, completes none.
+func TestSentPayoutSettledBySMS(t *testing.T) {
+	f := newFixture(t)
+	f.anchor("10000")
+	queue := func(key, account, amount string) {
+		t.Helper()
+		_, err := f.inbox.SendPayout(f.ctx, engine.PayoutRequest{IdempotencyKey: key, OrganizationID: f.org,
+			Method: "bkash", Account: account, Amount: decimal.RequireFromString(amount)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	queue("wd_1", "01712345678", "500")
+	queue("wd_2", "01799999999", "500")
+	queue("wd_3", "01755555555", "300")
+	queue("wd_4", "01755555555", "300")
+	status := func(key string) string {
+		t.Helper()
+		p, err := f.inbox.GetPayout(f.ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Status + " " + p.Reference
+	}
+	// A forged send (its balance does not follow) proves nothing.
+	wantStatus(t, f.ingest(cashIn("500.00", "01712345678", "1,000.00", "BKF0000001")), smsinbox.StatusHeld)
+	if got := status("wd_1"); got != "pending " {
+		t.Fatalf("forged send settled wd_1: %s", got)
+	}
+	wantStatus(t, f.ingest(cashIn("500.00", "01712345678", "9,500.00", "BKS0000001")), smsinbox.StatusAccepted)
+	wantStatus(t, f.ingest(cashIn("300.00", "01755555555", "9,200.00", "BKS0000002")), smsinbox.StatusAccepted)
+	for key, want := range map[string]string{
+		"wd_1": "succeeded BKS0000001", "wd_2": "pending ", "wd_3": "pending ", "wd_4": "pending ",
+	} {
+		if got := status(key); got != want {
+			t.Errorf("%s is %q, want %q", key, got, want)
+		}
+	}
+}
