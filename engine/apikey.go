@@ -82,16 +82,26 @@ func (e *Engine) issueAPIKey(ctx context.Context, tx Tx, orgID string, now time.
 }
 
 // Authenticate resolves a bearer API key. Returns unauthorized with message
-// invalid_api_key if the key is unknown or no longer valid.
+// invalid_api_key if the key is unknown or no longer valid. A key that
+// authenticated is remembered for Config.APIKeyCacheTTL (see keyCache).
 func (e *Engine) Authenticate(ctx context.Context, apiKey string) (*Principal, error) {
 	invalid := Errorf(CodeUnauthorized, ReasonInvalidAPIKey)
 	if !strings.HasPrefix(apiKey, apiKeyPrefix) || len(apiKey) > 128 {
 		return nil, invalid
 	}
+	hash := sha256.Sum256([]byte(apiKey))
+	if k := e.keys.get(hash, e.clock.Now()); k != nil {
+		if p := k.principal(e.now()); p != nil {
+			return p, nil
+		}
+		return nil, invalid
+	}
+	gen := e.keys.generation()
+	loadedAt := e.clock.Now()
 	var key *APIKey
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		key, err = tx.GetAPIKeyByHash(ctx, hashAPIKey(apiKey))
+		key, err = tx.GetAPIKeyByHash(ctx, hash[:])
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {
@@ -99,24 +109,38 @@ func (e *Engine) Authenticate(ctx context.Context, apiKey string) (*Principal, e
 	} else if err != nil {
 		return nil, err
 	}
-	now := e.now()
-	if key.ExpiresAt != nil && !now.Before(*key.ExpiresAt) {
-		return nil, invalid
+	k, err := e.openKey(key, loadedAt)
+	if err != nil {
+		return nil, err
 	}
-	p := &Principal{OrganizationID: key.OrganizationID, APIKeyID: key.ID}
+	e.keys.put(hash, k, gen)
+	if p := k.principal(e.now()); p != nil {
+		return p, nil
+	}
+	return nil, invalid
+}
+
+// openKey decrypts the signing secrets of a key read at loadedAt. A
+// previous secret is opened even if its grace has passed: principal leaves
+// it out then.
+func (e *Engine) openKey(key *APIKey, loadedAt time.Time) (*cachedKey, error) {
+	k := &cachedKey{
+		loadedAt: loadedAt, organizationID: key.OrganizationID, apiKeyID: key.ID,
+		expiresAt: key.ExpiresAt, previousUntil: key.PreviousSecretExpiresAt,
+	}
 	secret, err := e.keyring.Open(key.SigningSecret, key.ID)
 	if err != nil {
 		return nil, fmt.Errorf("api key %s: %w", key.ID, err)
 	}
-	p.SigningSecrets = append(p.SigningSecrets, secret)
-	if key.PreviousSigningSecret != nil && now.Before(key.PreviousSecretExpiresAt) {
+	k.current = [][]byte{secret}
+	if key.PreviousSigningSecret != nil {
 		prev, err := e.keyring.Open(key.PreviousSigningSecret, key.ID)
 		if err != nil {
 			return nil, fmt.Errorf("api key %s: %w", key.ID, err)
 		}
-		p.SigningSecrets = append(p.SigningSecrets, prev)
+		k.both = [][]byte{secret, prev}
 	}
-	return p, nil
+	return k, nil
 }
 
 // CreateAPIKey issues an additional API key (with its own signing secret)
@@ -166,6 +190,7 @@ func (e *Engine) RotateAPIKey(ctx context.Context, keyID string, grace time.Dura
 			"new_api_key_id": creds.APIKeyID, "grace": grace.String(), "old_key_expires_at": FormatTime(*old.ExpiresAt),
 		})
 	})
+	e.keys.invalidate()
 	return creds, err
 }
 
@@ -186,6 +211,7 @@ func (e *Engine) RevokeAPIKey(ctx context.Context, keyID string) (*APIKey, error
 		}
 		return e.audit(ctx, tx, AuditKeyRevoke, key.OrganizationID, key.ID, nil)
 	})
+	e.keys.invalidate()
 	return key, err
 }
 
@@ -210,6 +236,7 @@ func (e *Engine) RotateSigningSecret(ctx context.Context, keyID string) (string,
 			"previous_valid_until": FormatTime(key.PreviousSecretExpiresAt),
 		})
 	})
+	e.keys.invalidate()
 	if err != nil {
 		return "", err
 	}

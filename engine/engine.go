@@ -42,6 +42,12 @@ type Config struct {
 	// worked on at once (default 1: one after another, deterministic). The
 	// row locks taken to finish each one make any value safe.
 	WorkerConcurrency int
+	// APIKeyCacheTTL is how long an API key that authenticated is used
+	// without reading it again (default 5s; negative: always read). Key
+	// changes made through this Engine apply at once; it bounds how long a
+	// change made by another process (payd admin, another instance) takes
+	// to apply here.
+	APIKeyCacheTTL time.Duration
 	// Logger receives background workers' errors (default slog.Default()).
 	Logger *slog.Logger
 
@@ -56,6 +62,9 @@ type Config struct {
 	WebhookDisableAfter time.Duration
 }
 
+// DefaultAPIKeyCacheTTL is Config.APIKeyCacheTTL's default.
+const DefaultAPIKeyCacheTTL = 5 * time.Second
+
 // Engine carries out every operation of payd.
 type Engine struct {
 	cfg      Config
@@ -68,6 +77,8 @@ type Engine struct {
 	// wake tells idle workers that work was queued, so they need not wait
 	// for the next poll.
 	wake chan struct{}
+	// keys caches authenticated API keys.
+	keys keyCache
 	// deliveries tracks webhook posts in flight.
 	deliveries dispatcher
 }
@@ -104,8 +115,12 @@ func New(cfg Config) (*Engine, error) {
 		cfg.WebhookConcurrency = 32
 	}
 	setDefault(&cfg.WebhookDisableAfter, 72*time.Hour)
+	if cfg.APIKeyCacheTTL == 0 {
+		cfg.APIKeyCacheTTL = DefaultAPIKeyCacheTTL
+	}
 	return &Engine{
 		cfg: cfg, store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring,
+		keys:     keyCache{ttl: cfg.APIKeyCacheTTL},
 		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1),
 		deliveries: dispatcher{inFlight: map[string]int{}},
 	}, nil

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"time"
 
@@ -57,6 +58,8 @@ type appConfig struct {
 	rateLimits transport.RateLimits
 	// workerConcurrency is how many claimed items a worker handles at once.
 	workerConcurrency int
+	// apiKeyCacheTTL is engine.Config.APIKeyCacheTTL (0: its default).
+	apiKeyCacheTTL time.Duration
 }
 
 // sandboxSettings configure the sandbox provider's payouts.
@@ -104,7 +107,7 @@ func newApp(cfg appConfig) (*app, error) {
 	eng, err := engine.New(engine.Config{
 		Store: cfg.store, Provider: provider, Clock: cfg.clock, Keyring: cfg.keyring,
 		APIPrefix: cfg.apiPrefix, Logger: cfg.logger, Webhooks: cfg.webhooks, LeaseDuration: cfg.leaseDuration,
-		WorkerConcurrency: cfg.workerConcurrency,
+		WorkerConcurrency: cfg.workerConcurrency, APIKeyCacheTTL: cfg.apiKeyCacheTTL,
 	})
 	if err != nil {
 		return nil, err
@@ -164,6 +167,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.Float64Var(&rl.Verify.PerSecond, "rate-limit-verify", envFloat("PAYD_RATE_LIMIT_VERIFY", rl.Verify.PerSecond), "transaction-ID submissions per second per API key; 0 disables (env PAYD_RATE_LIMIT_VERIFY)")
 	fs.Float64Var(&rl.Withdraw.PerSecond, "rate-limit-withdraw", envFloat("PAYD_RATE_LIMIT_WITHDRAW", rl.Withdraw.PerSecond), "withdrawal creations per second per API key; 0 disables (env PAYD_RATE_LIMIT_WITHDRAW)")
 	workers := fs.Int("worker-concurrency", envInt("PAYD_WORKER_CONCURRENCY", 8), "verification attempts and payouts worked on at once per process (env PAYD_WORKER_CONCURRENCY)")
+	keyCacheTTL := fs.Duration("api-key-cache-ttl", envDuration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
+	pprofAddr := fs.String("pprof-addr", env("PAYD_PPROF_ADDR", ""), "serve net/http/pprof on this address (e.g. 127.0.0.1:6060), apart from the API; off when empty (env PAYD_PPROF_ADDR)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -199,7 +204,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb,
 		provider: *provider, smsSilence: *smsSilence,
 		webhooks: transport.NewWebhookClient(*allowPrivate), leaseDuration: *leaseDuration, rateLimits: rl,
-		workerConcurrency: *workers,
+		workerConcurrency: *workers, apiKeyCacheTTL: cacheTTL(*keyCacheTTL),
 	})
 	if err != nil {
 		return err
@@ -212,6 +217,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	if *pprofAddr != "" {
+		stopPprof, err := servePprof(*pprofAddr, logger)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
 	}
 	logger.Info("payd listening", "addr", ln.Addr().String(), "api", *publicURL+*apiPrefix, "db", redactDSN(sf.db))
 	workCtx, stopWork := context.WithCancel(context.Background())
@@ -238,6 +250,34 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	<-worked
 	logger.Info("stopped")
 	return serveErr
+}
+
+// cacheTTL maps the --api-key-cache-ttl flag, where 0 means off, to
+// engine.Config.APIKeyCacheTTL, where 0 means the default.
+func cacheTTL(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
+}
+
+// servePprof serves the runtime profiles on a listener of their own, so that
+// they are never reachable through the API's address or prefix.
+func servePprof(addr string, logger *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	logger.Info("pprof listening", "addr", ln.Addr().String())
+	return func() { srv.Close() }, nil
 }
 
 func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {

@@ -64,7 +64,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	w := cloneValues(common)
 	w["_pragma"] = append(w["_pragma"], "journal_mode(WAL)", "synchronous(FULL)")
 	w.Set("_txlock", "immediate")
-	writer, err := sql.Open("sqlite", uri+"?"+w.Encode())
+	writer, err := openDB(uri + "?" + w.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open writer: %w", err)
 	}
@@ -83,7 +83,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// can never take the write lock.
 	r := cloneValues(common)
 	r["_pragma"] = append(r["_pragma"], "query_only(1)")
-	reader, err := sql.Open("sqlite", uri+"?"+r.Encode())
+	reader, err := openDB(uri + "?" + r.Encode())
 	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("sqlite: open reader: %w", err)
@@ -98,6 +98,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	s.reader = reader
 	return s, nil
+}
+
+// openDB is sql.Open("sqlite", dsn) with connections that keep their
+// prepared statements (see cachingConnector).
+func openDB(dsn string) (*sql.DB, error) {
+	c, err := sqlite.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(cachingConnector{c}), nil
 }
 
 func cloneValues(v url.Values) url.Values {
