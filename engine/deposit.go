@@ -294,7 +294,7 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 
 	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		if instructions {
-			w, err := pickWallet(ctx, tx, d.OrganizationID, method, d.Amount, now)
+			w, err := pickWallet(ctx, tx, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
 			if err != nil {
 				return err
 			}

@@ -48,6 +48,11 @@ type Config struct {
 	// change made by another process (payd admin, another instance) takes
 	// to apply here.
 	APIKeyCacheTTL time.Duration
+	// RequireLiveWallets keeps a wallet out of the recipient pool unless its
+	// LiveUntil is set and ahead: for a provider that can prove payments
+	// only to wallets whose device reports (an SMS inbox), so a wallet with
+	// no device gets no deposits it could never prove.
+	RequireLiveWallets bool
 	// Logger receives background workers' errors (default slog.Default()).
 	Logger *slog.Logger
 

@@ -52,3 +52,34 @@ func TestSilentWalletLeavesPool(t *testing.T) {
 		f.deposit(f.org.ID, "bkash_agent", "500")
 	})
 }
+
+// With RequireLiveWallets, a wallet no device reports for is never a
+// recipient: its payments could not be proven.
+func TestRequireLiveWallets(t *testing.T) {
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		eng, err := engine.New(engine.Config{Store: f.store, Provider: f.provider, Clock: f.clock, Keyring: f.keyring, RequireLiveWallets: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		create := func(merchantID string) error {
+			_, _, err := eng.CreateDeposit(f.ctx, engine.CreateDepositParams{
+				OrganizationID: f.org.ID, CheckoutMode: "h2h", Amount: "500", PaymentMethod: "bkash_agent",
+				RedirectURL: "https://shop.example/r", MerchantID: merchantID, PayerPhone: "01712345678",
+			})
+			return err
+		}
+		if err := create("no-device"); engine.ErrorCode(err) != engine.CodeMethodUnavailable {
+			t.Fatalf("create with no live wallet: %v", err)
+		}
+		err = f.store.InTx(f.ctx, func(ctx context.Context, tx engine.Tx) error {
+			return setWalletLiveUntil(ctx, tx, f, f.clock.Now().Add(time.Minute))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := create("live"); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

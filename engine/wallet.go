@@ -172,7 +172,7 @@ var dhaka = time.FixedZone("BST", 6*60*60)
 // pickWallet chooses the recipient of a display_instructions deposit: the
 // least recently assigned enabled wallet whose limits admit the amount, which
 // it marks as assigned now. Returns method_unavailable if none is eligible.
-func pickWallet(ctx context.Context, tx Tx, orgID string, m h2hMethod, amount decimal.Decimal, now time.Time) (*Wallet, error) {
+func pickWallet(ctx context.Context, tx Tx, orgID string, m h2hMethod, amount decimal.Decimal, now time.Time, requireLive bool) (*Wallet, error) {
 	candidates, err := tx.ListWallets(ctx, ListWalletsParams{
 		OrganizationID: orgID, Channel: m.channel, Operation: m.operation, EnabledOnly: true, ForUpdate: true,
 	})
@@ -182,8 +182,8 @@ func pickWallet(ctx context.Context, tx Tx, orgID string, m h2hMethod, amount de
 	local := now.In(dhaka)
 	dayStart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, dhaka).UTC()
 	for _, w := range candidates {
-		if w.LiveUntil != nil && !now.Before(*w.LiveUntil) {
-			continue // its phone has gone silent: payments to it could not be verified
+		if w.LiveUntil != nil && !now.Before(*w.LiveUntil) || w.LiveUntil == nil && requireLive {
+			continue // its phone has gone silent, or there is none: payments to it could not be proven
 		}
 		if w.MinAmount.Valid && amount.LessThan(w.MinAmount.Decimal) ||
 			w.MaxAmount.Valid && amount.GreaterThan(w.MaxAmount.Decimal) {

@@ -108,6 +108,7 @@ func newApp(cfg appConfig) (*app, error) {
 		Store: cfg.store, Provider: provider, Clock: cfg.clock, Keyring: cfg.keyring,
 		APIPrefix: cfg.apiPrefix, Logger: cfg.logger, Webhooks: cfg.webhooks, LeaseDuration: cfg.leaseDuration,
 		WorkerConcurrency: cfg.workerConcurrency, APIKeyCacheTTL: cfg.apiKeyCacheTTL,
+		RequireLiveWallets: a.inbox != nil,
 	})
 	if err != nil {
 		return nil, err

@@ -91,6 +91,9 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
 	other := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	wallet := h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	// A wallet no phone proves never gets a deposit: mustCreate checks
+	// every recipient is the proven wallet.
+	h.addWallet(org, "bkash", "cash_out", "01899999999", "Unproven")
 	const payer = "01712345678"
 	create := func(merchantID, amount string) *response {
 		t.Helper()
