@@ -23,7 +23,7 @@ func (s *server) authenticateDevice(r *http.Request) (*smsinbox.Device, error) {
 	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	token = strings.TrimSpace(token)
 	if !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return nil, engine.Errorf(engine.CodeUnauthorized, "missing device token")
+		return nil, engine.Errorf(engine.CodeUnauthorized, "missing_device_token")
 	}
 	return s.devices.Authenticate(r.Context(), token)
 }

@@ -271,7 +271,7 @@ func (p *Provider) ListDevices(ctx context.Context, orgID string) ([]DeviceStatu
 // Authenticate returns the live device a bearer token belongs to, or an
 // unauthorized error.
 func (p *Provider) Authenticate(ctx context.Context, token string) (*Device, error) {
-	invalid := engine.Errorf(engine.CodeUnauthorized, "invalid device token")
+	invalid := engine.Errorf(engine.CodeUnauthorized, "invalid_device_token")
 	if !strings.HasPrefix(token, TokenPrefix) || len(token) > 128 {
 		return nil, invalid
 	}
@@ -306,7 +306,7 @@ func (p *Provider) touch(ctx context.Context, tx Tx, dev *Device, now time.Time)
 		return nil, err
 	}
 	if d.RevokedAt != nil {
-		return nil, engine.Errorf(engine.CodeUnauthorized, "invalid device token")
+		return nil, engine.Errorf(engine.CodeUnauthorized, "invalid_device_token")
 	}
 	d.LastSeenAt = &now
 	if err := tx.UpdateDevice(ctx, d); err != nil {
