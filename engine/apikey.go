@@ -99,7 +99,7 @@ func (e *Engine) Authenticate(ctx context.Context, apiKey string) (*Principal, e
 	gen := e.keys.generation()
 	loadedAt := e.clock.Now()
 	var key *APIKey
-	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		key, err = tx.GetAPIKeyByHash(ctx, hash[:])
 		return err

@@ -233,13 +233,10 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 	if err != nil {
 		return nil, false, err
 	}
-	var org *Organization
+	// Two reads of one statement each: they need no common snapshot.
 	var existing *Deposit
-	err = e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+	err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		if org, err = tx.GetOrganization(ctx, p.OrganizationID); err != nil {
-			return err
-		}
 		existing, err = tx.GetDepositByMerchantID(ctx, p.OrganizationID, p.MerchantID)
 		if errors.Is(err, ErrNotFound) {
 			return nil
@@ -251,6 +248,15 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 	}
 	if existing != nil {
 		return replay(existing, req)
+	}
+	var org *Organization
+	err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		org, err = tx.GetOrganization(ctx, p.OrganizationID)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
 	}
 	if !org.DepositsEnabled {
 		return nil, false, Errorf(CodeForbidden, "deposits are not enabled for this organization")
@@ -305,7 +311,7 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 	if errors.Is(err, ErrDuplicate) {
 		// A concurrent create took the merchant_id first: the unique
 		// constraint decided, now answer as a replay of that deposit.
-		err = e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
 			existing, err = tx.GetDepositByMerchantID(ctx, p.OrganizationID, p.MerchantID)
 			return err
 		})
@@ -331,7 +337,7 @@ func replay(existing, req *Deposit) (*Deposit, bool, error) {
 // of another organization does not exist for the caller.
 func (e *Engine) GetDeposit(ctx context.Context, orgID, id string) (*Deposit, error) {
 	var d *Deposit
-	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		d, err = tx.GetDeposit(ctx, orgID, id)
 		return notFound(err, "deposit")
@@ -343,7 +349,7 @@ func (e *Engine) GetDeposit(ctx context.Context, orgID, id string) (*Deposit, er
 // page, or not_found.
 func (e *Engine) GetDepositByCheckoutToken(ctx context.Context, token string) (*Deposit, error) {
 	var d *Deposit
-	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		d, err = tx.GetDepositByCheckoutToken(ctx, token)
 		return notFound(err, "checkout")

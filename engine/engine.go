@@ -5,6 +5,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"time"
@@ -143,6 +144,15 @@ func (e *Engine) Clock() clock.Clock { return e.clock }
 // now is the current time in UTC at the microsecond precision both stores
 // keep, so a value read back equals the value written.
 func (e *Engine) now() time.Time { return e.clock.Now().UTC().Truncate(time.Microsecond) }
+
+// readOne runs fn, which makes one read statement, the cheapest way the
+// store has: ReadOne if it is a OneReader, else ReadTx.
+func (e *Engine) readOne(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
+	if r, ok := e.store.(OneReader); ok {
+		return r.ReadOne(ctx, fn)
+	}
+	return e.store.ReadTx(ctx, fn)
+}
 
 // notFound turns a store's ErrNotFound into the client-facing not_found
 // error for the named resource and passes other errors through.

@@ -21,6 +21,16 @@ type Store interface {
 	Close() error
 }
 
+// OneReader is implemented by stores for which a read of one statement
+// costs less without a transaction around it (Postgres: one round trip
+// instead of three). The engine uses it where it reads one row or list.
+type OneReader interface {
+	// ReadOne runs fn, which makes exactly one statement, a read (a Get or
+	// List method of Tx), which sees what is committed as it runs. The
+	// store may refuse any further statement, and any write, with an error.
+	ReadOne(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
+}
+
 // Tx is what the engine can do inside a transaction. Methods return
 // ErrNotFound when a row does not exist and ErrDuplicate when a uniqueness
 // constraint (including a primary key) would be violated; any other error is

@@ -239,7 +239,7 @@ func (e *Engine) ProcessAttempts(ctx context.Context) (int, error) {
 
 func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
 	var d *Deposit
-	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		d, err = tx.GetDeposit(ctx, a.OrganizationID, a.DepositID)
 		return err

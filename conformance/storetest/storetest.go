@@ -122,6 +122,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"ReadTxIsReadOnly", testReadTxIsReadOnly},
 			{"ReadTxSeesNoUncommittedWrites", testReadTxSeesNoUncommittedWrites},
 			{"ReadTxSnapshot", testReadTxSnapshot},
+			{"ReadOne", testReadOne},
 		}},
 		{"Concurrency", []test{
 			{"SameDepositMerchantID", testConcurrentSameDepositMerchantID},

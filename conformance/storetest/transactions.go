@@ -166,3 +166,60 @@ func testReadTxSnapshot(t *testing.T, s Store) {
 	})
 	wantOrgs(t, s, map[string]bool{"org_1": true, "org_2": true})
 }
+
+// A store that is an engine.OneReader reads one row, or one list, by a
+// statement that sees what is committed; it refuses a write, and may
+// refuse a second statement, with an error, and then has changed nothing.
+func testReadOne(t *testing.T, s Store) {
+	r, ok := s.(engine.OneReader)
+	if !ok {
+		t.Skip("the store is not an engine.OneReader")
+	}
+	ctx := context.Background()
+	mustDeposits(t, s, "org_1", "a", "b")
+	var got *engine.Deposit
+	err := r.ReadOne(ctx, func(ctx context.Context, tx engine.Tx) error {
+		var err error
+		got, err = tx.GetDeposit(ctx, "org_1", "dep_a")
+		return err
+	})
+	if err != nil || got == nil || got.MerchantID != "m_a" {
+		t.Fatalf("ReadOne of a deposit: %+v, %v", got, err)
+	}
+	err = r.ReadOne(ctx, func(ctx context.Context, tx engine.Tx) error {
+		_, err := tx.GetDeposit(ctx, "org_2", "dep_a")
+		return err
+	})
+	wantNotFound(t, "ReadOne of another organization's deposit", err)
+	var orgs []*engine.Organization
+	err = r.ReadOne(ctx, func(ctx context.Context, tx engine.Tx) error {
+		var err error
+		orgs, err = tx.ListOrganizations(ctx)
+		return err
+	})
+	if err != nil || len(orgs) != 1 {
+		t.Fatalf("ReadOne of a list: %d organizations, %v", len(orgs), err)
+	}
+	// What another transaction commits is seen by the next ReadOne.
+	mustOrgs(t, s, "org_2")
+	err = r.ReadOne(ctx, func(ctx context.Context, tx engine.Tx) error {
+		_, err := tx.GetOrganization(ctx, "org_2")
+		return err
+	})
+	if err != nil {
+		t.Fatalf("ReadOne after a commit: %v", err)
+	}
+	if err := r.ReadOne(ctx, func(ctx context.Context, tx engine.Tx) error {
+		return tx.CreateOrganization(ctx, newOrg("org_3"))
+	}); err == nil {
+		t.Error("ReadOne allowed a write")
+	}
+	// A second statement either works or fails; it never writes.
+	_ = r.ReadOne(ctx, func(ctx context.Context, tx engine.Tx) error {
+		if _, err := tx.GetOrganization(ctx, "org_1"); err != nil {
+			return err
+		}
+		return tx.CreateOrganization(ctx, newOrg("org_4"))
+	})
+	wantOrgs(t, s, map[string]bool{"org_3": false, "org_4": false, "org_2": true})
+}

@@ -115,6 +115,15 @@ func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engi
 	})
 }
 
+// ReadOne runs fn, which makes one read statement, on the pool without a
+// transaction around it: one statement reads one snapshot by itself, so
+// BEGIN and COMMIT, two of ReadTx's three round trips, would bring nothing.
+// A second statement, or one that is not a SELECT, fails with
+// errNotOneRead.
+func (s *Store) ReadOne(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	return fn(ctx, &tx{tx: &oneRead{pool: s.pool}, readOnly: true})
+}
+
 // runTx runs fn in a transaction: committed if fn returns nil, rolled back if
 // it returns an error or panics (the panic goes on). fn's error is returned
 // unchanged.

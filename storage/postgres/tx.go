@@ -8,15 +8,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
 )
 
-// tx is an engine.Tx on one pgx transaction.
+// tx is an engine.Tx on one pgx transaction (or, for a read, see lazyRead).
 type tx struct {
-	tx pgx.Tx
+	tx querier
 	// readOnly is set in ReadTx, where SELECT ... FOR UPDATE is an error.
 	readOnly bool
 }

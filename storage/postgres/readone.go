@@ -1,0 +1,63 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// querier is what a tx runs its statements on: a pgx.Tx, or the pool for
+// the one statement of ReadOne.
+type querier interface {
+	execer
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// errNotOneRead is what ReadOne answers to a second statement, or to one
+// that is not a SELECT: a programming error, which the store suite checks.
+var errNotOneRead = errors.New("postgres: ReadOne runs one SELECT; use ReadTx or InTx")
+
+// oneRead runs the statement of ReadOne on the pool, outside any
+// transaction, and refuses any other.
+type oneRead struct {
+	pool *pgxpool.Pool
+	used bool
+}
+
+func (r *oneRead) admit(sql string) bool {
+	if r.used {
+		return false
+	}
+	r.used = true
+	sql = strings.TrimLeft(sql, " \t\r\n")
+	return len(sql) > 6 && strings.EqualFold(sql[:6], "SELECT") && strings.ContainsRune(" \t\r\n", rune(sql[6]))
+}
+
+func (r *oneRead) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
+	r.used = true
+	return pgconn.CommandTag{}, errNotOneRead
+}
+
+func (r *oneRead) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if !r.admit(sql) {
+		return nil, errNotOneRead
+	}
+	return r.pool.Query(ctx, sql, args...)
+}
+
+func (r *oneRead) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	if !r.admit(sql) {
+		return errRow{errNotOneRead}
+	}
+	return r.pool.QueryRow(ctx, sql, args...)
+}
+
+// errRow is a pgx.Row that fails.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
