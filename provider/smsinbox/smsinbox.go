@@ -432,13 +432,19 @@ func (p *Provider) ingest(ctx context.Context, tx Tx, dev *Device, in Incoming, 
 	switch {
 	case err == nil:
 		m.DuplicateOf, m.Channel, m.WalletID = orig.ID, orig.Channel, orig.WalletID
+		if orig.Body == "" {
+			m.Body = "" // a copy of an untrusted sender's message
+		}
 		return record(StatusDuplicate, "the same message as "+orig.ID)
 	case !errors.Is(err, engine.ErrNotFound):
 		return nil, nil, err
 	}
 	channel, trusted := smsparse.ChannelOf(in.Sender)
 	if !trusted {
-		return record(StatusUntrustedSender, "sender "+in.Sender+" is not a wallet's")
+		// Anything a phone gets may be forwarded (a bank's OTP): the text
+		// of a message that cannot count is not kept.
+		m.Body = ""
+		return record(StatusUntrustedSender, "sender "+in.Sender+" is not a wallet's; its text is not kept")
 	}
 	m.Channel = channel
 	parsed, err := smsparse.Parse(in.Sender, in.Body)

@@ -199,6 +199,13 @@ func TestDuplicates(t *testing.T) {
 func TestRejectedMessages(t *testing.T) {
 	f := newFixture(t)
 	f.anchor("1000")
+	otp := f.ingest(smsinbox.Incoming{Sender: "MyBank", Body: "Your OTP is 482913. Do not share it."})
+	if otp.Status != smsinbox.StatusUntrustedSender || otp.Body != "" {
+		t.Fatalf("untrusted message kept as %s with text %q", otp.Status, otp.Body)
+	}
+	if again := f.ingest(smsinbox.Incoming{Sender: "MyBank", Body: "Your OTP is 482913. Do not share it."}); again.Status != smsinbox.StatusDuplicate || again.Body != "" {
+		t.Fatalf("copy of an untrusted message kept as %s with text %q", again.Status, again.Body)
+	}
 	for _, c := range []struct {
 		in     smsinbox.Incoming
 		status string
