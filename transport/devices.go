@@ -2,7 +2,9 @@ package transport
 
 import (
 	"context"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,20 +21,31 @@ type Devices interface {
 	Ingest(ctx context.Context, d *smsinbox.Device, in smsinbox.Incoming) (*smsinbox.SMS, bool, error)
 }
 
-func (s *server) authenticateDevice(r *http.Request) (*smsinbox.Device, error) {
+func (s *server) authenticateDevice(w http.ResponseWriter, r *http.Request) (*smsinbox.Device, error) {
 	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	token = strings.TrimSpace(token)
 	if !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return nil, engine.Errorf(engine.CodeUnauthorized, "missing_device_token")
 	}
-	return s.devices.Authenticate(r.Context(), token)
+	d, err := s.devices.Authenticate(r.Context(), token)
+	if err != nil {
+		return nil, err
+	}
+	// A device shares the default rate, in a bucket of its own: a phone
+	// gets a few SMS a minute, so a flood is a broken or stolen forwarder.
+	if ok, wait := s.limiters[classDefault].allow("device " + d.ID); !ok {
+		secs := max(1, int(math.Ceil(wait.Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		return nil, engine.Errorf(engine.CodeRateLimited, "too many requests for this device: retry after %d s", secs)
+	}
+	return d, nil
 }
 
 // ingestSMS serves POST {prefix}/v1/devices/sms with {"sender", "body",
 // "received_at"}: 201 with what payd made of a new message, 200 for a copy
 // of one it has (a forwarder's retry is safe).
 func (s *server) ingestSMS(w http.ResponseWriter, r *http.Request) error {
-	dev, err := s.authenticateDevice(r)
+	dev, err := s.authenticateDevice(w, r)
 	if err != nil {
 		return err
 	}
@@ -71,7 +84,7 @@ func (s *server) ingestSMS(w http.ResponseWriter, r *http.Request) error {
 // deviceHeartbeat serves POST {prefix}/v1/devices/heartbeat: the device is
 // alive, and its wallets stay in the recipient pool until live_until.
 func (s *server) deviceHeartbeat(w http.ResponseWriter, r *http.Request) error {
-	dev, err := s.authenticateDevice(r)
+	dev, err := s.authenticateDevice(w, r)
 	if err != nil {
 		return err
 	}

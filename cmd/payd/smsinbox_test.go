@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/transport"
 )
 
 // newInboxHarness is a reference server with the SMS inbox provider, whose
@@ -330,5 +331,30 @@ func TestSMSInboxIngestRules(t *testing.T) {
 	sb := newHarness(t)
 	if res := sb.device(token, "heartbeat", map[string]any{}); res.status != 404 {
 		t.Fatalf("device endpoint on a sandbox server: %d", res.status)
+	}
+}
+
+// A device has a rate limit bucket of its own.
+func TestSMSInboxRateLimit(t *testing.T) {
+	h := newInboxHarness(t)
+	h.cfg.rateLimits = transport.RateLimits{Default: transport.Rate{PerSecond: 0.1, Burst: 2}}
+	var err error
+	if h.app, err = newApp(h.cfg); err != nil {
+		t.Fatal(err)
+	}
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	w1, w2 := h.addWallet(org, "bkash", "cash_out", "01811111111", ""), h.addWallet(org, "bkash", "cash_out", "01822222222", "")
+	one := str(h.admin("device", "add", "--org", org.id, "--wallet", w1.ID), "token")
+	two := str(h.admin("device", "add", "--org", org.id, "--wallet", w2.ID), "token")
+	for i := range 2 {
+		if res := h.device(one, "heartbeat", map[string]any{}); res.status != 200 {
+			t.Fatalf("report %d of the burst: %d", i, res.status)
+		}
+	}
+	if res := h.device(one, "heartbeat", map[string]any{}); res.status != 429 || res.errorCode() != "rate_limited" {
+		t.Fatalf("past the burst: %d %s", res.status, res.body)
+	}
+	if res := h.device(two, "heartbeat", map[string]any{}); res.status != 200 {
+		t.Fatalf("another device was limited: %d", res.status)
 	}
 }
