@@ -33,8 +33,10 @@ type options struct {
 	clients   int           // concurrent clients
 	duration  time.Duration // per scenario
 	scenarios []string
-	seed      int  // deposits to insert through the store before measuring
-	half      bool // also measure latency at half the peak throughput
+	seed      int           // deposits to insert through the store before measuring
+	half      bool          // also measure latency at half the peak throughput
+	limits    bool          // also measure the bare store transaction and handler
+	poll      time.Duration // verify: wait between reads of a deposit
 	out       io.Writer
 }
 
@@ -49,6 +51,8 @@ func main() {
 	flag.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run")
 	flag.IntVar(&o.seed, "seed-deposits", 0, "deposits to insert through the store before measuring (flat-cost runs: 10000, 1000000)")
 	flag.BoolVar(&o.half, "half", true, "also measure create and GET latency at half of the peak throughput")
+	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "verify: how long a client waits between reads of its deposit")
+	flag.BoolVar(&o.limits, "limits", true, "also measure the limits (the bare store transaction and the bare net/http handler) and print the ratios")
 	flag.Parse()
 	if addr := os.Getenv(serveBareEnv); addr != "" {
 		serveBare(addr) // the baseline's own process
@@ -91,6 +95,9 @@ func run(ctx context.Context, o options) error {
 	}
 	env := append(os.Environ(), "PAYD_MASTER_KEY="+master)
 	fmt.Fprintf(o.out, "paydbench: %d clients, %s per scenario, db %s\n", o.clients, o.duration, redact(o.db))
+	if o.poll != 2*time.Millisecond {
+		fmt.Fprintf(o.out, "verify clients read their deposit every %s\n", o.poll)
+	}
 	fmt.Fprintf(o.out, "machine: %s\n\n", machine())
 
 	srv, err := startPayd(ctx, o.payd, o.db, env, dir)
@@ -110,6 +117,7 @@ func run(ctx context.Context, o options) error {
 		fmt.Fprintf(o.out, "seeded %d deposits through the store in %s\n\n", o.seed, time.Since(start).Round(time.Millisecond))
 	}
 	c := newClient(srv.base, org, o.clients)
+	c.poll = o.poll
 
 	results := map[string]*result{}
 	report := newReport(o.out)
@@ -134,6 +142,16 @@ func run(ctx context.Context, o options) error {
 	}
 	rss := srv.peakRSS()
 	srv.stop()
+	if _, ok := results["verify"]; ok {
+		fmt.Fprintf(o.out, "\nverify, per deposit: %s\n", c.phases.String())
+	}
+	if !o.limits {
+		fmt.Fprintf(o.out, "\npayd peak RSS: %.1f MiB\n", float64(rss)/(1<<20))
+		if r, ok := results["verify"]; ok {
+			fmt.Fprintf(o.out, "%-44s %.0f deposits/s\n", "verify to succeeded", r.throughput())
+		}
+		return nil
+	}
 
 	// The limits payd is measured against, with payd stopped.
 	raw, err := measureStore(ctx, o.db, org.id, o.clients, o.duration)

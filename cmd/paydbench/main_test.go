@@ -31,11 +31,12 @@ func TestSmoke(t *testing.T) {
 	var out bytes.Buffer
 	err := run(context.Background(), options{
 		payd: bin, clients: 2, duration: 300 * time.Millisecond, scenarios: allScenarios, out: &out,
+		limits: true, poll: 2 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range append(allScenarios, "store: bare 3-statement tx", "net/http: bare JSON handler", "payd peak RSS", "signed H2H create / bare store transaction") {
+	for _, want := range append(allScenarios, "store: bare 3-statement tx", "net/http: bare JSON handler", "payd peak RSS", "signed H2H create / bare store transaction", "verify, per deposit: create") {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}

@@ -26,6 +26,25 @@ type client struct {
 
 	mu       sync.Mutex
 	deposits []string // H2H deposits to read
+
+	poll   time.Duration // verify: wait between reads of a deposit
+	phases phases        // verify: where the time of a deposit went
+}
+
+// phases add up the steps of verify's deposits, to say where their time
+// goes: the three requests, then the wait for the worker (read by polling).
+type phases struct {
+	n, create, pay, submit, wait, polls atomic.Int64
+}
+
+func (p *phases) String() string {
+	n := p.n.Load()
+	if n == 0 {
+		return "none finished"
+	}
+	avg := func(v *atomic.Int64) string { return ms(time.Duration(v.Load() / n)) }
+	return fmt.Sprintf("create %s, sandbox payment %s, submit %s, wait for succeeded %s (%.1f reads)",
+		avg(&p.create), avg(&p.pay), avg(&p.submit), avg(&p.wait), float64(p.polls.Load())/float64(n))
 }
 
 func newClient(base string, o *org, workers int) *client {
@@ -111,14 +130,22 @@ var scenarioByName = map[string]scenario{
 		},
 	},
 	// verify measures whole H2H deposits through to succeeded: create,
-	// sandbox payment, submitted transaction ID, then polling until the
+	// sandbox payment, submitted transaction ID, then polling (every -poll, 2 ms
+	// by default) until the
 	// worker has looked the payment up, credited the ledger and written
 	// the event. Its rate is deposits completed per second.
 	"verify": {op: func(ctx context.Context, c *client, worker, i int) error {
+		t := time.Now()
+		lap := func(into *atomic.Int64) {
+			now := time.Now()
+			into.Add(int64(now.Sub(t)))
+			t = now
+		}
 		d, err := c.createH2H(ctx)
 		if err != nil {
 			return err
 		}
+		lap(&c.phases.create)
 		id := d["id"].(string)
 		recipient := d["next_action"].(map[string]any)["recipient"].(map[string]any)["value"].(string)
 		tx := fmt.Sprintf("B%s%d", c.run[len(c.run)-9:], c.seq.Add(1))
@@ -126,15 +153,20 @@ var scenarioByName = map[string]scenario{
 		if err := c.call(ctx, "POST", "/sandbox/payments", pay, false, http.StatusCreated, nil); err != nil {
 			return err
 		}
+		lap(&c.phases.pay)
 		if err := c.call(ctx, "POST", "/v1/deposits/"+id+"/verify", fmt.Sprintf(`{"provider_transaction_id":%q}`, tx), true, http.StatusAccepted, nil); err != nil {
 			return err
 		}
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		lap(&c.phases.submit)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(c.poll) {
 			var got struct{ Status string }
+			c.phases.polls.Add(1)
 			if err := c.call(ctx, "GET", "/v1/deposits/"+id, "", true, http.StatusOK, &got); err != nil {
 				return err
 			}
 			if got.Status == "succeeded" {
+				lap(&c.phases.wait)
+				c.phases.n.Add(1)
 				return nil
 			}
 			if got.Status != "processing" && got.Status != "pending" {
