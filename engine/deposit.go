@@ -385,7 +385,7 @@ func (e *Engine) SubmitCheckoutPayment(ctx context.Context, token, transactionID
 		return nil, errTransactionIDUsed(txID)
 	}
 	if err == nil {
-		e.wakeWorkers()
+		e.wakeAttempts()
 	}
 	return v, err
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -83,6 +84,12 @@ type Engine struct {
 	// wake tells idle workers that work was queued, so they need not wait
 	// for the next poll.
 	wake chan struct{}
+	// attemptsWake does the same for Run's verification (runAttempts).
+	attemptsWake chan struct{}
+	// deliveriesQueued is set when an event was queued for delivery (by
+	// writeEvent), so that runAttempts, whose verdicts write events, wakes
+	// Run to post them.
+	deliveriesQueued atomic.Bool
 	// keys caches authenticated API keys.
 	keys keyCache
 	// deliveries tracks webhook posts in flight.
@@ -127,7 +134,7 @@ func New(cfg Config) (*Engine, error) {
 	return &Engine{
 		cfg: cfg, store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring,
 		keys:     keyCache{ttl: cfg.APIKeyCacheTTL},
-		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1),
+		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1), attemptsWake: make(chan struct{}, 1),
 		deliveries: dispatcher{inFlight: map[string]int{}},
 	}, nil
 }

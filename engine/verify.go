@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -79,7 +80,7 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 	if err != nil {
 		return nil, err
 	}
-	e.wakeWorkers()
+	e.wakeAttempts()
 	return v, nil
 }
 
@@ -216,25 +217,101 @@ func expectedTransactionType(d *Deposit) string {
 // holds the lease and the attempt is still running, so nothing is applied
 // twice.
 func (e *Engine) ProcessAttempts(ctx context.Context) (int, error) {
+	claimed, err := e.claimAttempts(ctx, e.cfg.ClaimBatch)
+	if err != nil {
+		return 0, err
+	}
+	return len(claimed), e.forEachClaimed(len(claimed), func(i int) error {
+		return e.checkClaimedAttempt(ctx, claimed[i])
+	})
+}
+
+// claimAttempts leases up to limit due attempts to this engine.
+func (e *Engine) claimAttempts(ctx context.Context, limit int) ([]*Attempt, error) {
 	now := e.now()
 	var claimed []*Attempt
 	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		claimed, err = tx.ClaimDueAttempts(ctx, ClaimParams{
-			Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.ClaimBatch,
+			Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: limit,
 		})
 		return err
 	})
-	if err != nil {
-		return 0, err
+	return claimed, err
+}
+
+// checkClaimedAttempt is checkAttempt with the attempt named in its error:
+// its lease runs out and it is retried, and the others go on.
+func (e *Engine) checkClaimedAttempt(ctx context.Context, a *Attempt) error {
+	if err := e.checkAttempt(ctx, a); err != nil {
+		return fmt.Errorf("attempt %s: %w", a.ID, err)
 	}
-	return len(claimed), e.forEachClaimed(len(claimed), func(i int) error {
-		if err := e.checkAttempt(ctx, claimed[i]); err != nil {
-			// Its lease runs out and it is retried; the others go on.
-			return fmt.Errorf("attempt %s: %w", claimed[i].ID, err)
+	return nil
+}
+
+// runAttempts is Run's verification. WorkerConcurrency goroutines check
+// claimed attempts one after another, each taking the next from a local
+// queue as soon as it is done, so that one slow lookup or transaction
+// holds up no others. The queue holds up to ClaimBatch claimed attempts and
+// is refilled when half empty (at once when idle and woken by a
+// submission), so that claims, a write transaction each, are shared by
+// many attempts under load. It returns when ctx ends and the checks under
+// way are over; attempts still queued then are left to the lease hand-back.
+func (e *Engine) runAttempts(ctx context.Context) {
+	queue := make(chan *Attempt, max(e.cfg.ClaimBatch, e.cfg.WorkerConcurrency))
+	taken := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(queue)
+	for range e.cfg.WorkerConcurrency {
+		wg.Go(func() {
+			for a := range queue {
+				select {
+				case taken <- struct{}{}:
+				default:
+				}
+				if ctx.Err() != nil {
+					continue
+				}
+				if err := e.checkClaimedAttempt(ctx, a); err != nil {
+					e.logBackgroundError(ctx, "verification", err)
+				}
+				if e.deliveriesQueued.Swap(false) {
+					e.wakeWorkers() // post the event of its verdict now
+				}
+			}
+		})
+	}
+	// more: due attempts may be waiting. A claim that finds fewer than it
+	// asked for clears it; a wake-up or the poll interval sets it.
+	more := true
+	for {
+		if room := cap(queue) - len(queue); more && (room >= cap(queue)/2 || len(queue) == 0) {
+			claimed, err := e.claimAttempts(ctx, room)
+			if err != nil {
+				e.logBackgroundError(ctx, "verification", err)
+			}
+			more = err == nil && len(claimed) == room
+			for _, a := range claimed {
+				queue <- a // never blocks: there was room, and only this goroutine fills it
+			}
+			if more {
+				continue
+			}
 		}
-		return nil
-	})
+		timer := e.clock.Timer(e.cfg.PollInterval)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-taken:
+		case <-e.attemptsWake:
+			more = true
+		case <-timer.C:
+			more = true
+		}
+		timer.Stop()
+	}
 }
 
 func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
@@ -349,7 +426,7 @@ func (e *Engine) RecheckTransaction(ctx context.Context, channel, transactionID 
 		return tx.UpdateAttempt(ctx, a)
 	})
 	if due {
-		e.wakeWorkers()
+		e.wakeAttempts()
 	}
 	return err
 }

@@ -260,18 +260,18 @@ func newDelivery(ev *Event, endpointID string, now time.Time) *Delivery {
 }
 
 // fanOut queues an event for every enabled endpoint of its organization,
-// in the event's own transaction.
-func fanOut(ctx context.Context, tx Tx, ev *Event, now time.Time) error {
+// in the event's own transaction, and returns how many it queued.
+func fanOut(ctx context.Context, tx Tx, ev *Event, now time.Time) (int, error) {
 	eps, err := tx.ListWebhookEndpoints(ctx, ev.OrganizationID, true)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, ep := range eps {
 		if err := tx.CreateDelivery(ctx, newDelivery(ev, ep.ID, now)); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return len(eps), nil
 }
 
 // dispatcher runs webhook posts concurrently: at most perEndpoint at a

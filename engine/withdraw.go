@@ -263,7 +263,11 @@ func (e *Engine) writeEvent(ctx context.Context, tx Tx, orgID, typ, resourceID s
 	if err := tx.CreateEvent(ctx, ev); err != nil {
 		return err
 	}
-	return fanOut(ctx, tx, ev, now)
+	n, err := fanOut(ctx, tx, ev, now)
+	if n > 0 {
+		e.deliveriesQueued.Store(true)
+	}
+	return err
 }
 
 // ProcessPayouts claims the withdrawals whose payout is due and moves each

@@ -12,7 +12,8 @@ import (
 const releaseTimeout = 5 * time.Second
 
 // Run does the engine's background work until ctx ends: it checks queued
-// verification attempts against the provider, moves payouts along, ends
+// verification attempts against the provider (runAttempts, in a goroutine
+// of its own), moves payouts along, ends
 // deposits whose deadline passed, and posts webhooks (in goroutines of
 // their own, so a slow receiver holds up nothing else). It returns once
 // the posts in flight have finished. Every piece of work is claimed in the database with a
@@ -23,13 +24,11 @@ const releaseTimeout = 5 * time.Second
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.releaseLeasesAtExit(ctx)
 	defer e.deliveries.wg.Wait()
+	var attempts sync.WaitGroup
+	defer attempts.Wait()
+	attempts.Go(func() { e.runAttempts(ctx) })
 	for {
 		busy := false
-		if n, err := e.ProcessAttempts(ctx); err != nil {
-			e.logBackgroundError(ctx, "verification", err)
-		} else {
-			busy = busy || n > 0
-		}
 		if n, err := e.ProcessPayouts(ctx); err != nil {
 			e.logBackgroundError(ctx, "payouts", err)
 		} else {
@@ -94,10 +93,21 @@ func (e *Engine) forEachClaimed(n int, fn func(i int) error) error {
 	return errors.Join(errs...)
 }
 
-// wakeWorkers tells an idle Run that work was queued.
+// wakeWorkers tells an idle Run that work was queued: payouts or webhook
+// deliveries.
 func (e *Engine) wakeWorkers() {
 	select {
 	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// wakeAttempts tells Run's verification (runAttempts) that an attempt was
+// queued. It does not wake the rest of Run, which would look for payouts,
+// expiries and deliveries in vain on every submission.
+func (e *Engine) wakeAttempts() {
+	select {
+	case e.attemptsWake <- struct{}{}:
 	default:
 	}
 }

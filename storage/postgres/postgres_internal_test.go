@@ -1054,3 +1054,30 @@ func TestEncodings(t *testing.T) {
 		t.Errorf("the zero time is stored as %v, not NULL", failingSince)
 	}
 }
+
+// The pool has DefaultMaxConns connections unless the URL says otherwise.
+func TestPoolSize(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	for _, c := range []struct {
+		url  string
+		want int32
+	}{
+		{url, DefaultMaxConns},
+		{url + sep + "pool_max_conns=5", 5},
+	} {
+		s, err := Open(ctx, c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.pool.Config().MaxConns; got != c.want {
+			t.Errorf("%s: pool of %d connections, want %d", c.url, got, c.want)
+		}
+		s.Close()
+	}
+}
