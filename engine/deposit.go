@@ -298,7 +298,10 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 		d.CheckoutURL = checkout.URL
 	}
 
-	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	// Creates share transactions (group commit, see txBatcher), ordered by
+	// the wallet pool they pick from.
+	key := d.OrganizationID + "/" + d.Channel + "/" + d.Operation
+	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx) error {
 		if instructions {
 			w, err := pickWallet(ctx, tx, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
 			if err != nil {

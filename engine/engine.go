@@ -44,6 +44,10 @@ type Config struct {
 	// worked on at once (default 1: one after another, deterministic). The
 	// row locks taken to finish each one make any value safe.
 	WorkerConcurrency int
+	// CreateBatch is how many deposit creates may share one database
+	// transaction and its commit (group commit; default 32; 1 writes each
+	// in a transaction of its own). See txBatcher.
+	CreateBatch int
 	// APIKeyCacheTTL is how long an API key that authenticated is used
 	// without reading it again (default 5s; negative: always read). Key
 	// changes made through this Engine apply at once; it bounds how long a
@@ -69,6 +73,9 @@ type Config struct {
 	WebhookDisableAfter time.Duration
 }
 
+// DefaultCreateBatch is Config.CreateBatch's default.
+const DefaultCreateBatch = 32
+
 // DefaultAPIKeyCacheTTL is Config.APIKeyCacheTTL's default.
 const DefaultAPIKeyCacheTTL = 5 * time.Second
 
@@ -90,6 +97,8 @@ type Engine struct {
 	// writeEvent), so that runAttempts, whose verdicts write events, wakes
 	// Run to post them.
 	deliveriesQueued atomic.Bool
+	// creates batches the transactions of deposit creates.
+	creates *txBatcher
 	// keys caches authenticated API keys.
 	keys keyCache
 	// deliveries tracks webhook posts in flight.
@@ -128,12 +137,15 @@ func New(cfg Config) (*Engine, error) {
 		cfg.WebhookConcurrency = 32
 	}
 	setDefault(&cfg.WebhookDisableAfter, 72*time.Hour)
+	if cfg.CreateBatch <= 0 {
+		cfg.CreateBatch = DefaultCreateBatch
+	}
 	if cfg.APIKeyCacheTTL == 0 {
 		cfg.APIKeyCacheTTL = DefaultAPIKeyCacheTTL
 	}
 	return &Engine{
 		cfg: cfg, store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring,
-		keys:     keyCache{ttl: cfg.APIKeyCacheTTL},
+		keys: keyCache{ttl: cfg.APIKeyCacheTTL}, creates: &txBatcher{store: cfg.Store, max: cfg.CreateBatch},
 		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1), attemptsWake: make(chan struct{}, 1),
 		deliveries: dispatcher{inFlight: map[string]int{}},
 	}, nil

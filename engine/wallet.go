@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,12 +174,26 @@ var dhaka = time.FixedZone("BST", 6*60*60)
 // pickWallet chooses the recipient of a display_instructions deposit: the
 // least recently assigned enabled wallet whose limits admit the amount, which
 // it marks as assigned now. Returns method_unavailable if none is eligible.
+//
+// In a transaction shared by several creates (see txBatcher), the pool is
+// listed and locked once, by the first pick: the later ones pick from that
+// list as the earlier ones left it (nobody else can change a locked pool),
+// and each wallet's last assignment is written once, as the batch ends
+// (lockedPools.flush). Daily limits are still read from the deposits, which
+// include those the batch created before.
 func pickWallet(ctx context.Context, tx Tx, orgID string, m h2hMethod, amount decimal.Decimal, now time.Time, requireLive bool) (*Wallet, error) {
-	candidates, err := tx.ListWallets(ctx, ListWalletsParams{
-		OrganizationID: orgID, Channel: m.channel, Operation: m.operation, EnabledOnly: true, ForUpdate: true,
-	})
-	if err != nil {
-		return nil, err
+	pools, _ := ctx.Value(lockedPoolsKey{}).(*lockedPools)
+	key := orgID + "/" + m.channel + "/" + m.operation
+	candidates, listed := pools.list(key)
+	if !listed {
+		var err error
+		candidates, err = tx.ListWallets(ctx, ListWalletsParams{
+			OrganizationID: orgID, Channel: m.channel, Operation: m.operation, EnabledOnly: true, ForUpdate: true,
+		})
+		if err != nil {
+			return nil, err
+		}
+		pools.keep(key, candidates)
 	}
 	local := now.In(dhaka)
 	dayStart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, dhaka).UTC()
@@ -199,10 +215,78 @@ func pickWallet(ctx context.Context, tx Tx, orgID string, m h2hMethod, amount de
 			}
 		}
 		w.LastAssignedAt = &now
+		if pools != nil {
+			pools.assigned(key, w)
+			return w, nil
+		}
 		if err := tx.UpdateWallet(ctx, w); err != nil {
 			return nil, err
 		}
 		return w, nil
 	}
 	return nil, Errorf(CodeMethodUnavailable, "payment_method: no receiving wallet is available for %s %s right now", m.channel, m.operation)
+}
+
+// lockedPoolsKey is the context key of a shared transaction's lockedPools.
+type lockedPoolsKey struct{}
+
+// lockedPools are the wallet pools that the creates sharing a transaction
+// have listed (and so locked), by organization, channel and operation,
+// least recently assigned first, and the wallets they assigned, whose
+// LastAssignedAt is not written yet. A nil *lockedPools keeps nothing.
+type lockedPools struct {
+	lists map[string][]*Wallet
+	dirty map[string]*Wallet // by ID
+}
+
+// withLockedPools returns a context whose picks share one lockedPools.
+func withLockedPools(ctx context.Context) (context.Context, *lockedPools) {
+	p := &lockedPools{lists: map[string][]*Wallet{}, dirty: map[string]*Wallet{}}
+	return context.WithValue(ctx, lockedPoolsKey{}, p), p
+}
+
+func (p *lockedPools) list(key string) ([]*Wallet, bool) {
+	if p == nil {
+		return nil, false
+	}
+	ws, ok := p.lists[key]
+	return ws, ok
+}
+
+func (p *lockedPools) keep(key string, ws []*Wallet) {
+	if p != nil {
+		p.lists[key] = ws
+	}
+}
+
+// assigned records that w of the pool key was just assigned: the pool is
+// put back in rotation order, as ListWallets would list it now.
+func (p *lockedPools) assigned(key string, w *Wallet) {
+	p.dirty[w.ID] = w
+	slices.SortStableFunc(p.lists[key], func(a, b *Wallet) int {
+		switch {
+		case a.LastAssignedAt == nil && b.LastAssignedAt != nil:
+			return -1
+		case a.LastAssignedAt != nil && b.LastAssignedAt == nil:
+			return 1
+		case a.LastAssignedAt != nil:
+			if c := a.LastAssignedAt.Compare(*b.LastAssignedAt); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// flush writes the wallets assigned since the pools were listed, once each,
+// in ID order.
+func (p *lockedPools) flush(ctx context.Context, tx Tx) error {
+	ids := slices.Sorted(maps.Keys(p.dirty))
+	for _, id := range ids {
+		if err := tx.UpdateWallet(ctx, p.dirty[id]); err != nil {
+			return err
+		}
+	}
+	clear(p.dirty)
+	return nil
 }

@@ -60,6 +60,8 @@ type appConfig struct {
 	workerConcurrency int
 	// apiKeyCacheTTL is engine.Config.APIKeyCacheTTL (0: its default).
 	apiKeyCacheTTL time.Duration
+	// createBatch is engine.Config.CreateBatch (0: its default).
+	createBatch int
 }
 
 // sandboxSettings configure the sandbox provider's payouts.
@@ -107,7 +109,7 @@ func newApp(cfg appConfig) (*app, error) {
 	eng, err := engine.New(engine.Config{
 		Store: cfg.store, Provider: provider, Clock: cfg.clock, Keyring: cfg.keyring,
 		APIPrefix: cfg.apiPrefix, Logger: cfg.logger, Webhooks: cfg.webhooks, LeaseDuration: cfg.leaseDuration,
-		WorkerConcurrency: cfg.workerConcurrency, APIKeyCacheTTL: cfg.apiKeyCacheTTL,
+		WorkerConcurrency: cfg.workerConcurrency, APIKeyCacheTTL: cfg.apiKeyCacheTTL, CreateBatch: cfg.createBatch,
 		RequireLiveWallets: a.inbox != nil,
 	})
 	if err != nil {
@@ -168,6 +170,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.Float64Var(&rl.Verify.PerSecond, "rate-limit-verify", envFloat("PAYD_RATE_LIMIT_VERIFY", rl.Verify.PerSecond), "transaction-ID submissions per second per API key; 0 disables (env PAYD_RATE_LIMIT_VERIFY)")
 	fs.Float64Var(&rl.Withdraw.PerSecond, "rate-limit-withdraw", envFloat("PAYD_RATE_LIMIT_WITHDRAW", rl.Withdraw.PerSecond), "withdrawal creations per second per API key; 0 disables (env PAYD_RATE_LIMIT_WITHDRAW)")
 	workers := fs.Int("worker-concurrency", envInt("PAYD_WORKER_CONCURRENCY", 8), "verification attempts and payouts worked on at once per process (env PAYD_WORKER_CONCURRENCY)")
+	createBatch := fs.Int("create-batch", envInt("PAYD_CREATE_BATCH", engine.DefaultCreateBatch), "how many concurrent deposit creates may share one database transaction and its commit (group commit); 1 commits each alone (env PAYD_CREATE_BATCH)")
 	keyCacheTTL := fs.Duration("api-key-cache-ttl", envDuration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
 	pprofAddr := fs.String("pprof-addr", env("PAYD_PPROF_ADDR", ""), "serve net/http/pprof on this address (e.g. 127.0.0.1:6060), apart from the API; off when empty (env PAYD_PPROF_ADDR)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
@@ -205,7 +208,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb,
 		provider: *provider, smsSilence: *smsSilence,
 		webhooks: transport.NewWebhookClient(*allowPrivate), leaseDuration: *leaseDuration, rateLimits: rl,
-		workerConcurrency: *workers, apiKeyCacheTTL: cacheTTL(*keyCacheTTL),
+		workerConcurrency: *workers, apiKeyCacheTTL: cacheTTL(*keyCacheTTL), createBatch: *createBatch,
 	})
 	if err != nil {
 		return err

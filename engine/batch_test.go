@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// batchStore is a Store whose transactions a test can hold at BEGIN and
+// whose commits it records: a function adds its name to the transaction's
+// writes, which become committed only when the whole transaction does.
+type batchStore struct {
+	Store
+	mu        sync.Mutex
+	txs       [][]string // the functions of each committed transaction, in order
+	committed map[string]bool
+	hold      chan struct{} // when set, the next transaction waits for it to close
+}
+
+type writesKey struct{}
+
+func (s *batchStore) InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
+	s.mu.Lock()
+	hold := s.hold
+	s.hold = nil
+	s.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
+	var writes []string
+	if err := fn(context.WithValue(ctx, writesKey{}, &writes), nil); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.txs = append(s.txs, writes)
+	for _, w := range writes {
+		s.committed[w] = true
+	}
+	return nil
+}
+
+// write is a transaction function that records name, or fails with err.
+func write(name string, err error) func(ctx context.Context, tx Tx) error {
+	return func(ctx context.Context, _ Tx) error {
+		if err != nil {
+			return err
+		}
+		w := ctx.Value(writesKey{}).(*[]string)
+		*w = append(*w, name)
+		return nil
+	}
+}
+
+// startBatch holds the store's next transaction and runs a first call in
+// it, so that calls made meanwhile queue; release lets it go.
+func startBatch(t *testing.T, s *batchStore, b *txBatcher) (release func() error) {
+	hold := make(chan struct{})
+	s.mu.Lock()
+	s.hold = hold
+	s.mu.Unlock()
+	first := make(chan error, 1)
+	go func() { first <- b.inTx(context.Background(), "first", write("first", nil)) }()
+	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.writing })
+	return func() error { close(hold); return <-first }
+}
+
+// waitFor polls cond: the batcher's queue is filled by other goroutines.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
+}
+
+func queued(b *txBatcher) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.queue)
+}
+
+// TestGroupCommit: calls made while a transaction is written share the next
+// one, in the order of their keys, and each returns only once it committed.
+func TestGroupCommit(t *testing.T) {
+	s := &batchStore{committed: map[string]bool{}}
+	b := &txBatcher{store: s, max: 8}
+	release := startBatch(t, s, b)
+	var wg sync.WaitGroup
+	errs := make([]error, 10)
+	for i := range 10 {
+		wg.Go(func() {
+			name := fmt.Sprintf("c%d", i)
+			errs[i] = b.inTx(context.Background(), fmt.Sprintf("k%d", 9-i), write(name, nil))
+			if errs[i] == nil && !committed(s, name) {
+				errs[i] = errors.New(name + " answered before its commit")
+			}
+		})
+	}
+	waitFor(t, func() bool { return queued(b) == 10 })
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// first alone, then 8 of the 10 in key order, then the last 2.
+	if len(s.txs) != 3 || len(s.txs[0]) != 1 || len(s.txs[1]) != 8 || len(s.txs[2]) != 2 {
+		t.Fatalf("transactions %v", s.txs)
+	}
+	// Keys run opposite to the names.
+	if !slices.IsSortedFunc(s.txs[1], func(x, y string) int { return strings.Compare(y, x) }) {
+		t.Fatalf("batch %v not in the order of its keys", s.txs[1])
+	}
+	if b.writing || len(b.queue) != 0 {
+		t.Fatal("batcher not idle at the end")
+	}
+}
+
+// TestGroupCommitFailure: a function that fails makes the batch run again
+// one transaction per function, so the others commit and only it fails,
+// with its own error; a panic reaches its own caller only.
+func TestGroupCommitFailure(t *testing.T) {
+	s := &batchStore{committed: map[string]bool{}}
+	b := &txBatcher{store: s, max: 8}
+	release := startBatch(t, s, b)
+	errTaken := errors.New("merchant_id taken")
+	type outcome struct {
+		err      error
+		panicked any
+	}
+	out := make([]outcome, 4)
+	fns := []func(ctx context.Context, tx Tx) error{
+		write("a", nil),
+		write("b", errTaken),
+		func(context.Context, Tx) error { panic("boom") },
+		write("d", nil),
+	}
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Go(func() {
+			defer func() { out[i].panicked = recover() }()
+			out[i].err = b.inTx(context.Background(), "k", fn)
+		})
+		waitFor(t, func() bool { return queued(b) == i+1 }) // queue in this order
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if out[0].err != nil || out[3].err != nil || !committed(s, "a") || !committed(s, "d") {
+		t.Fatalf("the others failed with the batch: %+v", out)
+	}
+	if !errors.Is(out[1].err, errTaken) {
+		t.Fatalf("the failing function got %v", out[1].err)
+	}
+	if out[2].panicked != "boom" {
+		t.Fatalf("the panic reached its caller as %v", out[2].panicked)
+	}
+	if out[0].panicked != nil || out[1].panicked != nil || out[3].panicked != nil {
+		t.Fatal("a panic reached another caller")
+	}
+}
+
+// TestGroupCommitCancelled: a call whose context ended before its batch
+// began runs nothing and returns the context's error.
+func TestGroupCommitCancelled(t *testing.T) {
+	s := &batchStore{committed: map[string]bool{}}
+	b := &txBatcher{store: s, max: 8}
+	release := startBatch(t, s, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := make(chan error, 1)
+	go func() { gone <- b.inTx(ctx, "k", write("gone", nil)) }()
+	stays := make(chan error, 1)
+	waitFor(t, func() bool { return queued(b) == 1 })
+	go func() { stays <- b.inTx(context.Background(), "k", write("stays", nil)) }()
+	waitFor(t, func() bool { return queued(b) == 2 })
+	cancel()
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-gone; !errors.Is(err, context.Canceled) || committed(s, "gone") {
+		t.Fatalf("cancelled call: %v, committed %v", err, committed(s, "gone"))
+	}
+	if err := <-stays; err != nil || !committed(s, "stays") {
+		t.Fatalf("other call: %v", err)
+	}
+}
+
+func committed(s *batchStore, name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.committed[name]
+}
