@@ -32,7 +32,10 @@ type Store struct {
 	pool *pgxpool.Pool
 }
 
-var _ engine.Store = (*Store)(nil)
+var (
+	_ engine.Store     = (*Store)(nil)
+	_ engine.OneReader = (*Store)(nil)
+)
 
 // Retry bounds of a transaction that keeps failing with a serialization
 // failure or a deadlock.

@@ -30,7 +30,10 @@ type Store struct {
 	reader *sql.DB
 }
 
-var _ engine.Store = (*Store)(nil)
+var (
+	_ engine.Store     = (*Store)(nil)
+	_ engine.OneReader = (*Store)(nil)
+)
 
 // busyTimeoutMS is how long a connection waits for a lock inside SQLite
 // before reporting SQLITE_BUSY, which InTx then retries.
@@ -131,6 +134,14 @@ func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engi
 	return retry(ctx, func() error {
 		return runTx(ctx, s.reader, &sql.TxOptions{ReadOnly: true}, func(t *sql.Tx) error { return fn(ctx, &tx{t}) })
 	})
+}
+
+// ReadOne runs fn, which makes one read statement, on the reader pool
+// without BEGIN and COMMIT around it (engine.OneReader): one statement
+// reads one snapshot by itself. Reader connections are query_only, so a
+// write fails; a further statement would read a snapshot of its own.
+func (s *Store) ReadOne(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	return retry(ctx, func() error { return fn(ctx, &tx{s.reader}) })
 }
 
 // Close closes both pools.

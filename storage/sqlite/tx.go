@@ -12,8 +12,17 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// tx is an engine.Tx on one database/sql transaction.
-type tx struct{ tx *sql.Tx }
+// tx is an engine.Tx on one database/sql transaction, or on the reader
+// pool for ReadOne.
+type tx struct{ tx querier }
+
+// querier is a *sql.Tx or a *sql.DB.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
 
 var _ engine.Tx = (*tx)(nil)
 
