@@ -70,14 +70,16 @@ var errNotObject = engine.Invalid("body", "must be a single JSON object")
 // is built into a string only for an error.
 type jsonPath struct {
 	parent *jsonPath
-	key    string // "" for an array element
+	key    string
+	// element marks an array element; a member's key may be "" too.
+	element bool
 }
 
 func (p *jsonPath) String() string {
 	if p.parent == nil {
 		return p.key
 	}
-	if p.key == "" {
+	if p.element {
 		return p.parent.String() + "[]"
 	}
 	return p.parent.String() + "." + p.key
@@ -182,7 +184,7 @@ func (sc *jsonScanner) value(path jsonPath, depth int) error {
 	case c == '[':
 		sc.pos++
 		for first := true; sc.more(); first = false {
-			element := jsonPath{parent: &path}
+			element := jsonPath{parent: &path, element: true}
 			if depth+1 > maxJSONDepth {
 				return engine.Invalid(element.String(), "nested too deeply")
 			}
