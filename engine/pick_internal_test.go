@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,19 +26,7 @@ func (p *poolTx) ListWallets(_ context.Context, _ ListWalletsParams) ([]*Wallet,
 		c := *w
 		out = append(out, &c)
 	}
-	slices.SortStableFunc(out, func(a, b *Wallet) int {
-		switch {
-		case a.LastAssignedAt == nil && b.LastAssignedAt != nil:
-			return -1
-		case a.LastAssignedAt != nil && b.LastAssignedAt == nil:
-			return 1
-		case a.LastAssignedAt != nil:
-			if c := a.LastAssignedAt.Compare(*b.LastAssignedAt); c != 0 {
-				return c
-			}
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortStableFunc(out, rotationOrder)
 	return out, nil
 }
 

@@ -263,19 +263,7 @@ func (p *lockedPools) keep(key string, ws []*Wallet) {
 // put back in rotation order, as ListWallets would list it now.
 func (p *lockedPools) assigned(key string, w *Wallet) {
 	p.dirty[w.ID] = w
-	slices.SortStableFunc(p.lists[key], func(a, b *Wallet) int {
-		switch {
-		case a.LastAssignedAt == nil && b.LastAssignedAt != nil:
-			return -1
-		case a.LastAssignedAt != nil && b.LastAssignedAt == nil:
-			return 1
-		case a.LastAssignedAt != nil:
-			if c := a.LastAssignedAt.Compare(*b.LastAssignedAt); c != 0 {
-				return c
-			}
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortStableFunc(p.lists[key], rotationOrder)
 }
 
 // flush writes the wallets assigned since the pools were listed, once each,
@@ -289,4 +277,20 @@ func (p *lockedPools) flush(ctx context.Context, tx Tx) error {
 	}
 	clear(p.dirty)
 	return nil
+}
+
+// rotationOrder is the order of Store.ListWallets: never assigned first,
+// then least recently assigned, then by ID.
+func rotationOrder(a, b *Wallet) int {
+	switch {
+	case a.LastAssignedAt == nil && b.LastAssignedAt != nil:
+		return -1
+	case a.LastAssignedAt != nil && b.LastAssignedAt == nil:
+		return 1
+	case a.LastAssignedAt != nil:
+		if c := a.LastAssignedAt.Compare(*b.LastAssignedAt); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a.ID, b.ID)
 }
