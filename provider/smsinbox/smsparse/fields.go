@@ -190,6 +190,10 @@ func parseTime(s string) (time.Time, error) {
 	return t, nil
 }
 
+// maxReference is the longest reference accepted, in bytes of its collapsed
+// text.
+const maxReference = 64
+
 // parseReference returns the sender's reference with its spacing collapsed,
 // or "" for none: absent, blank, "N/A", "NA" (Rocket's "Ref No: NA") or "-".
 func parseReference(s string) string {

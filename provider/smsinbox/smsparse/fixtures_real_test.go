@@ -222,6 +222,15 @@ var realValidFixtures = []validFixture{
 			Counterparty: "", Account: "***405", TransactionID: "6017701846", Time: atSec("2025-12-25 22:31:44"), Balance: d("79468.12"), Reference: ""},
 	},
 	{
+		// The cap on a reference's length applies to its collapsed text, so
+		// a phone that doubles its spaces does not push it over.
+		name: "bkash money received, a reference near the length cap [sajib same format]", sender: "bKash",
+		body: "You have received Tk 500.00 from 01700000529.Ref for the rent of march and april and the electricity bill too. Fee Tk 0.00. Balance Tk 15,708.79. TrxID DI5276PLJZ at 05/09/2026 21:05",
+		want: Message{Channel: ChannelBkash, Kind: KindMoneyReceived, Credit: true, Amount: d("500"), Fee: zero, Commission: zero,
+			Counterparty: "01700000529", Account: "", TransactionID: "DI5276PLJZ", Time: at("2026-09-05 21:05"), Balance: d("15708.79"),
+			Reference: "for the rent of march and april and the electricity bill too"},
+	},
+	{
 		name: "bkash money received, consecutive 1 [khata real]", sender: "bKash",
 		body: "You have received Tk 142.00 from 01700000511. Fee Tk 0.00. Balance Tk 356.09. TrxID DHA9BTWHE1 at 10/08/2026 22:10",
 		want: Message{Channel: ChannelBkash, Kind: KindMoneyReceived, Credit: true, Amount: d("142"), Fee: zero, Commission: zero,
@@ -537,6 +546,8 @@ var realInvalidFixtures = []invalidFixture{
 		body: "Your bKash Mobile Recharge request of Tk 50.00 for 01700000532 was successful. bKash App diye Mobile Recharge ekdom simple! Get App: http://android.bka.sh"},
 	{name: "bkash unknown promotion after the time", sender: "bKash", err: ErrUnknownFormat,
 		body: "Congratulations! You have received Cashback Tk 2.90. Balance Tk 1,027.11. TrxID DHN4PFHA3Y at 23/08/2026 10:55. Cashback on everything!"},
+	{name: "bkash reference over 64 characters", sender: "bKash", err: ErrUnknownFormat, reason: "reference",
+		body: "You have received Tk 500.00 from 01700000529.Ref for the rent of march and april and the electricity bill and water. Fee Tk 0.00. Balance Tk 15,708.79. TrxID DI5276PLJZ at 05/09/2026 21:05"},
 	{name: "bkash two full stops after the time", sender: "bKash", err: ErrUnknownFormat,
 		body: "Payment of Tk 856.00 to FOODPANDA BANGLADESH LIMITED is successful. Balance Tk 41.98. TrxID DHV41FIPGY at 31/08/2026 19:01.."},
 	{name: "bkash bank name with digits over a full stop", sender: "bKash", err: ErrUnknownFormat,

@@ -27,8 +27,10 @@ const num = `[0-9][0-9,]*(?:\.[0-9]+)?`
 // colon, so that it can never run on into the fields that follow it (or into
 // a second message glued to the first); a message whose reference has one is
 // refused rather than guessed at. Real references are short words and
-// numbers ("Rent", "2", "jazakallah vai", "N/A").
-const ref = `(?P<ref>[^\n.:]{0,64}?)`
+// numbers ("Rent", "2", "jazakallah vai", "N/A"); their length is capped
+// (maxReference) once their spacing is collapsed, so that the cap does not
+// depend on how a phone spaces the text.
+const ref = `(?P<ref>[^\n.:]*?)`
 
 // slots are what a {name} in a template stands for. A slot that captures
 // does so in a named group read by format.message: amount, fee, comm,
@@ -301,6 +303,8 @@ func (f *format) message(groups []string) (*Message, error) {
 	if m.Time, err = when(group("time")); err != nil {
 		return nil, err
 	}
-	m.Reference = parseReference(group("ref"))
+	if m.Reference = parseReference(group("ref")); len(m.Reference) > maxReference {
+		return nil, fmt.Errorf("reference %q is longer than %d characters", m.Reference, maxReference)
+	}
 	return m, nil
 }
