@@ -74,8 +74,8 @@
 //	cash_in_sent       Cash In Successful. / Amount / Customer / TxnID / Comm: Tk {comm} / Balance / time  (agent wallet)
 //
 // "Amt:" and "Bal:" are accepted for "Amount:" and "Balance:", "Tk" (or
-// "TK") after "Balance:" is optional, and "Ref: N/A" means no reference. The TxnID is 8
-// upper-case letters and digits. The one promotion seen in front of real
+// "TK") after "Balance:" is optional, and "Ref: N/A" means no reference.
+// The TxnID is 8 upper-case letters and digits. The one promotion seen in front of real
 // Nagad messages ("WIN LAND IN DHAKA! CLICK NOW nagad.io/…" on its own line)
 // is accepted; nothing else may precede or follow the message.
 //
@@ -124,8 +124,9 @@
 // Line breaks, runs of spaces, a missing space after a full stop or colon,
 // CRLF and non-breaking spaces are tolerated; the words themselves are
 // matched exactly. Times are the message's own minute (Rocket: second) in
-// Asia/Dhaka (UTC+6, no daylight saving). Amounts, fees and balances have at most two
-// decimals; the commission Upay prints can have more ("Comm: TK. 16.1343")
-// and is kept exact. See [Message.Delta] for how fee and commission move the
+// Asia/Dhaka (UTC+6, no daylight saving). Amounts, fees and balances have
+// at most two decimals; the commission Upay prints can have more ("Comm:
+// TK. 16.1343") and is kept exact. A reference has its spacing collapsed
+// and at most 64 characters, and contains no full stop or colon. See [Message.Delta] for how fee and commission move the
 // balance.
 package smsparse
