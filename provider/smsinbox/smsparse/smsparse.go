@@ -11,9 +11,10 @@ import (
 
 // Channels: the wallet a message comes from, decided by its sender ID.
 const (
-	ChannelBkash = "bkash"
-	ChannelNagad = "nagad"
-	ChannelUpay  = "upay"
+	ChannelBkash  = "bkash"
+	ChannelNagad  = "nagad"
+	ChannelUpay   = "upay"
+	ChannelRocket = "rocket"
 )
 
 // Kinds of transaction. The first four are what a deposit can be; the other
@@ -27,13 +28,20 @@ const (
 	KindB2BReceived     = "b2b_received"      // credit: another agent wallet transferred float to this one
 	KindAddMoney        = "add_money"         // credit: the owner added money from a bank account
 	KindCashback        = "cashback"          // credit: the wallet operator paid a cashback
+	KindRefund          = "refund"            // credit: a merchant refunded, or a failed transaction returned, money
+	KindLoanReceived    = "loan_received"     // credit: a lender disbursed a loan into the wallet
+	KindInterest        = "interest"          // credit: the wallet operator paid interest
+	KindCommission      = "commission"        // credit: a commission paid into the wallet as its own transaction
+	KindReserveReleased = "reserve_released"  // credit: an amount reserved for a payment was released
 
-	KindSendMoney      = "send_money"      // debit
-	KindCashOut        = "cash_out"        // debit: the owner cashed out at an agent
-	KindPayment        = "payment"         // debit: the owner paid a merchant
-	KindMobileRecharge = "mobile_recharge" // debit: airtime bought for a phone number
-	KindB2BTransfer    = "b2b_transfer"    // debit: this agent wallet transferred float to another
-	KindCashInSent     = "cash_in_sent"    // debit: this agent wallet cashed in to a customer
+	KindSendMoney      = "send_money"       // debit
+	KindCashOut        = "cash_out"         // debit: the owner cashed out at an agent
+	KindPayment        = "payment"          // debit: the owner paid a merchant
+	KindPaymentReserve = "payment_reserved" // debit: an amount set aside for a merchant's later payment
+	KindSavingsDeposit = "savings_deposit"  // debit: an instalment paid into a savings scheme
+	KindMobileRecharge = "mobile_recharge"  // debit: airtime bought for a phone number
+	KindB2BTransfer    = "b2b_transfer"     // debit: this agent wallet transferred float to another
+	KindCashInSent     = "cash_in_sent"     // debit: this agent wallet cashed in to a customer
 )
 
 // credits says, for every kind, whether it adds to the wallet.
@@ -45,9 +53,16 @@ var credits = map[string]bool{
 	KindB2BReceived:     true,
 	KindAddMoney:        true,
 	KindCashback:        true,
+	KindRefund:          true,
+	KindLoanReceived:    true,
+	KindInterest:        true,
+	KindCommission:      true,
+	KindReserveReleased: true,
 	KindSendMoney:       false,
 	KindCashOut:         false,
 	KindPayment:         false,
+	KindPaymentReserve:  false,
+	KindSavingsDeposit:  false,
 	KindMobileRecharge:  false,
 	KindB2BTransfer:     false,
 	KindCashInSent:      false,
@@ -62,8 +77,9 @@ type Message struct {
 	Fee           decimal.Decimal // charged to this wallet; zero if the message has none
 	Commission    decimal.Decimal // earned by this wallet; zero if the message has none
 	Counterparty  string          // 01XXXXXXXXX, or "" when the message names no number
+	Account       string          // Rocket: the other side's account as printed, masked ("***946") or whole; "" elsewhere
 	TransactionID string          // upper case, as printed
-	Time          time.Time       // the message's own minute, in the Dhaka zone, seconds zero
+	Time          time.Time       // the message's own time in the Dhaka zone: its minute (seconds zero), or for Rocket its second
 	Balance       decimal.Decimal // the wallet's balance after this transaction
 	Reference     string          // "" if absent or "N/A"
 }
@@ -91,7 +107,8 @@ func (m *Message) Delta() decimal.Decimal {
 // senders is the whitelist of sender IDs, lower case. bKash sends from
 // "bKash" and its short code 16247, Nagad from "NAGAD" (some phones show
 // "Nagad") and 16167, Upay from "upay"; 16268 is Upay's short code, listed
-// as a sender by other gateways but not seen on a captured message.
+// as a sender by other gateways but not seen on a captured message. Rocket
+// (Dutch-Bangla Bank) sends every transaction message from 16216.
 var senders = map[string]string{
 	"bkash": ChannelBkash,
 	"16247": ChannelBkash,
@@ -99,13 +116,14 @@ var senders = map[string]string{
 	"16167": ChannelNagad,
 	"upay":  ChannelUpay,
 	"16268": ChannelUpay,
+	"16216": ChannelRocket,
 }
 
 // ChannelOf reports which channel a sender ID belongs to, from a whitelist of
 // the wallets' real sender IDs: "bKash" and "16247" for bKash, "NAGAD" and
-// "16167" for Nagad, "upay" and "16268" for Upay, compared case-insensitively
-// after trimming spaces. ok is false for any other sender, including phone
-// numbers, which anyone can send from.
+// "16167" for Nagad, "upay" and "16268" for Upay, "16216" for Rocket,
+// compared case-insensitively after trimming spaces. ok is false for any
+// other sender, including phone numbers, which anyone can send from.
 func ChannelOf(sender string) (channel string, ok bool) {
 	channel, ok = senders[strings.ToLower(strings.TrimSpace(sender))]
 	return channel, ok

@@ -32,6 +32,7 @@ func diff(got, want *Message) []string {
 	dec("Fee", got.Fee, want.Fee)
 	dec("Commission", got.Commission, want.Commission)
 	str("Counterparty", got.Counterparty, want.Counterparty)
+	str("Account", got.Account, want.Account)
 	str("TransactionID", got.TransactionID, want.TransactionID)
 	// Same instant, and shown in Dhaka's offset.
 	if !got.Time.Equal(want.Time) || got.Time.Format(time.RFC3339Nano) != want.Time.Format(time.RFC3339Nano) {
@@ -151,7 +152,7 @@ func TestParseExtraText(t *testing.T) {
 // whitelisted sender is refused, and says so.
 func TestParseOtherChannelsSender(t *testing.T) {
 	t.Parallel()
-	senderOf := map[string]string{ChannelBkash: "bKash", ChannelNagad: "NAGAD", ChannelUpay: "upay"}
+	senderOf := map[string]string{ChannelBkash: "bKash", ChannelNagad: "NAGAD", ChannelUpay: "upay", ChannelRocket: "16216"}
 	for _, fx := range validFixtures {
 		for channel, sender := range senderOf {
 			if channel == fx.want.Channel {
@@ -199,8 +200,9 @@ func TestFixtureCoverage(t *testing.T) {
 
 func TestKinds(t *testing.T) {
 	t.Parallel()
-	debits := []string{KindSendMoney, KindCashOut, KindPayment, KindMobileRecharge, KindB2BTransfer, KindCashInSent}
-	creditKinds := []string{KindMoneyReceived, KindCashIn, KindPaymentReceived, KindCashOutReceived, KindB2BReceived, KindAddMoney, KindCashback}
+	debits := []string{KindSendMoney, KindCashOut, KindPayment, KindPaymentReserve, KindSavingsDeposit, KindMobileRecharge, KindB2BTransfer, KindCashInSent}
+	creditKinds := []string{KindMoneyReceived, KindCashIn, KindPaymentReceived, KindCashOutReceived, KindB2BReceived, KindAddMoney, KindCashback,
+		KindRefund, KindLoanReceived, KindInterest, KindCommission, KindReserveReleased}
 	for _, k := range debits {
 		if credit, ok := credits[k]; !ok || credit {
 			t.Errorf("credits[%q] = %t, %t; want false, true", k, credit, ok)
@@ -222,7 +224,8 @@ func TestChannelOf(t *testing.T) {
 		"bKash": ChannelBkash, "BKASH": ChannelBkash, " bkash ": ChannelBkash, "16247": ChannelBkash,
 		"NAGAD": ChannelNagad, "Nagad": ChannelNagad, "16167": ChannelNagad,
 		"upay": ChannelUpay, "Upay": ChannelUpay, "16268": ChannelUpay,
-		"": "", "bKash-Info": "", "bkash.": "", "b Kash": "", "NAGADX": "", "16216": "", "Rocket": "",
+		"16216": ChannelRocket, " 16216 ": ChannelRocket,
+		"": "", "bKash-Info": "", "bkash.": "", "b Kash": "", "NAGADX": "", "Rocket": "", "DBBL": "", "162160": "", "+16216": "",
 		"01700000505": "", "+8801700000505": "", "162470": "", "1624": "", "upay bd": "",
 	} {
 		got, ok := ChannelOf(sender)
@@ -250,20 +253,95 @@ func TestDelta(t *testing.T) {
 	}
 }
 
-// Two consecutive real messages of one bKash wallet ([mfsseed]): the second
-// balance is the first plus the second's Delta.
+// Consecutive real messages of one wallet: each balance is the one before
+// plus the later message's Delta. The pairs come from one inbox each
+// ([mfsseed], [khata], [smartpay]).
 func TestDeltaChainsRealMessages(t *testing.T) {
 	t.Parallel()
-	first, err := Parse("bKash", "You have received Tk 500.00 from 01700000101. Fee Tk 0.00. Balance Tk 15,708.79. TrxID DI5276PLJY at 05/09/2026 21:01")
-	if err != nil {
-		t.Fatal(err)
+	for _, pair := range [][2]string{
+		{"You have received Tk 500.00 from 01700000101. Fee Tk 0.00. Balance Tk 15,708.79. TrxID DI5276PLJY at 05/09/2026 21:01",
+			"Cash In Tk 499.00 from 01800000122 successful. Fee Tk 0.00. Balance Tk 16,207.79. TrxID DI5876R1VG at 05/09/2026 21:02. Download App: https://bKa.sh/8app"},
+		{"You have received Tk 142.00 from 01700000511. Fee Tk 0.00. Balance Tk 356.09. TrxID DHA9BTWHE1 at 10/08/2026 22:10",
+			"You have received Tk 142.00 from 01700000512. Fee Tk 0.00. Balance Tk 498.09. TrxID DHA5BUPNF1 at 10/08/2026 22:27"},
+		{"You have received Tk 66.00 from 01700000515. Fee Tk 0.00. Balance Tk 131.09. TrxID DHK6MX34WC at 20/08/2026 18:39",
+			"You have received Tk 71.00 from 01700000516. Fee Tk 0.00. Balance Tk 202.09. TrxID DHK2MX5HZA at 20/08/2026 18:39"},
+		{"You have received Digital Loan Tk 500.00 from City Bank. Balance Tk 1,024.21. TrxID DHN2PFGRRC at 23/08/2026 10:55.",
+			"Congratulations! You have received Cashback Tk 2.90. Balance Tk 1,027.11. TrxID DHN4PFHA3Y at 23/08/2026 10:55. Cashback on Loan!"},
+		{"You have received deposit from iBanking of Tk 2,600.00 from Eastern Bank PLC. Internet Banking. Fee Tk 0.00. Balance Tk 2,938.33. TrxID DH2718YM43 at 02/08/2026 00:43",
+			"Payment of Tk 2,600.00 to CINEPLEXBD is successful. Balance Tk 338.33. TrxID DH2118Z3S1 at 02/08/2026 00:44"},
+		{"Cash In Tk 1,020.00 from 01700000521 successful. Fee Tk 0.00. Balance Tk 1,033.91. TrxID DG27WSGI49 at 02/07/2026 13:55",
+			"You have received Tk 317.00 from 01700000520. Fee Tk 0.00. Balance Tk 1,350.91. TrxID DG25WUQEH1 at 02/07/2026 15:00"},
+	} {
+		first, err := Parse("bKash", pair[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := Parse("bKash", pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := first.Balance.Add(second.Delta()); !got.Equal(second.Balance) {
+			t.Errorf("%s + %s = %s, want the second balance %s", first.Balance, second.Delta(), got, second.Balance)
+		}
 	}
-	second, err := Parse("bKash", "Cash In Tk 499.00 from 01800000122 successful. Fee Tk 0.00. Balance Tk 16,207.79. TrxID DI5876R1VG at 05/09/2026 21:02. Download App: https://bKa.sh/8app")
-	if err != nil {
-		t.Fatal(err)
+}
+
+func TestParseRocketAmount(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]string{
+		"100.00": "100", "26,900.00": "26900", "0": "0", ".00": "0", ".05": "0.05", ".0": "0", ".20.00": "20", ".1,250.00": "1250", ".5.5": "5.5",
+	} {
+		got, err := parseRocketAmount("amount", s, 2)
+		if err != nil || !got.Equal(d(want)) {
+			t.Errorf("parseRocketAmount(%q) = %s, %v; want %s", s, got, err, want)
+		}
 	}
-	if got := first.Balance.Add(second.Delta()); !got.Equal(second.Balance) {
-		t.Errorf("%s + %s = %s, want the second balance %s", first.Balance, second.Delta(), got, second.Balance)
+	for s, why := range map[string]string{
+		".50": "ambiguous", ".5": "ambiguous", ".10": "ambiguous", "..5": "well-formed", ".": "well-formed", "": "well-formed",
+		"05.00": "well-formed", ".5,00.00": "separators", ".20.000": "decimals", "1,00,000.00": "separators",
+	} {
+		if got, err := parseRocketAmount("amount", s, 2); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("parseRocketAmount(%q) = %s, %v; want an error saying %q", s, got, err, why)
+		}
+	}
+}
+
+func TestParseRocketTime(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]string{
+		"27-DEC-25 08:43:52 pm": "2025-12-27 20:43:52", "08-JUN-26 06:21:43 am": "2026-06-08 06:21:43",
+		"02-JUL-26 12:14:09 am": "2026-07-02 00:14:09", "28-DEC-25 12:05:10 pm": "2025-12-28 12:05:10",
+		"29-FEB-24 11:59:59 pm": "2024-02-29 23:59:59", "01-JAN-00 01:00:00 am": "2000-01-01 01:00:00",
+	} {
+		got, err := parseRocketTime(s)
+		if err != nil || !got.Equal(atSec(want)) {
+			t.Errorf("parseRocketTime(%q) = %s, %v; want %s", s, got, err, want)
+		}
+		if _, offset := got.Zone(); offset != 6*60*60 {
+			t.Errorf("parseRocketTime(%q) offset %d, want +6h", s, offset)
+		}
+	}
+	for _, s := range []string{"29-FEB-25 10:00:00 am", "00-JAN-25 10:00:00 am", "32-JAN-25 10:00:00 am", "01-JNU-25 10:00:00 am",
+		"01-Jan-25 10:00:00 am", "01-JAN-25 00:10:00 am", "01-JAN-25 13:00:00 pm", "01-JAN-25 10:60:00 am", "01-JAN-25 10:00:60 am",
+		"01-JAN-25 10:00:00 AM", "01-JAN-25 10:00:00", "01-JAN-2025 10:00:00 am", "1-JAN-25 10:00:00 am", "01-JAN-25 10:00 am"} {
+		if got, err := parseRocketTime(s); err == nil {
+			t.Errorf("parseRocketTime(%q) = %s, want an error", s, got)
+		}
+	}
+}
+
+func TestParseRocketAccount(t *testing.T) {
+	t.Parallel()
+	for s, phone := range map[string]string{"***946": "", "*842": "", "**271": "", "***00001": "", "017559717268": "01755971726"} {
+		account, gotPhone, err := parseRocketAccount(s)
+		if err != nil || account != s || gotPhone != phone {
+			t.Errorf("parseRocketAccount(%q) = %q, %q, %v; want %q, %q", s, account, gotPhone, err, s, phone)
+		}
+	}
+	for _, s := range []string{"", "*", "***", "01755971726", "7136423746", "0175597172680", "012559717268", "***1234567", "17559717268*"} {
+		if a, p, err := parseRocketAccount(s); err == nil {
+			t.Errorf("parseRocketAccount(%q) = %q, %q, want an error", s, a, p)
+		}
 	}
 }
 
