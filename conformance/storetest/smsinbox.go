@@ -243,19 +243,30 @@ func testSMSDeviceRoundTrip(t *testing.T, s Store) {
 	wantInternal(t, "device of a missing organization", inboxTry(s, smsinbox.Tx.CreateDevice, newDevice("dev_5", "org_x")))
 	assertEqual(t, byHash(sha("token")), full)
 
-	// Update writes name, last seen and revoked, and nothing else.
+	// Update writes name, token hash and hint (a rotation), last seen and
+	// revoked, and nothing else.
 	full.Name, full.LastSeenAt, full.RevokedAt = "Renamed", ptr(base.Add(2*time.Minute)), nil
+	full.TokenHash, full.TokenHint = sha("rotated"), "zzzz"
 	bare.Name, bare.LastSeenAt, bare.RevokedAt = "Named", ptr(base.Add(3*time.Second)), ptr(base.Add(4*time.Second))
 	inboxWrite(t, s, func(ctx context.Context, tx smsinbox.Tx) error {
 		changed := *full
-		changed.OrganizationID, changed.TokenHash, changed.TokenHint, changed.CreatedAt = "org_2", sha("other"), "zzzz", base.Add(time.Hour)
+		changed.OrganizationID, changed.CreatedAt = "org_2", base.Add(time.Hour)
 		if err := tx.UpdateDevice(ctx, &changed); err != nil {
 			return err
 		}
 		return tx.UpdateDevice(ctx, bare)
 	})
-	assertEqual(t, byHash(sha("token")), full)
+	assertEqual(t, byHash(sha("rotated")), full)
 	assertEqual(t, byHash(bare.TokenHash), bare)
+	// The old token's hash finds nothing: a rotated token stops at once.
+	wantNotFound(t, "GetDeviceByTokenHash(old hash)", s.InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
+		_, err := tx.GetDeviceByTokenHash(ctx, sha("token"))
+		return err
+	}))
+	// Another device's token hash is refused.
+	clash := *bare
+	clash.TokenHash = sha("rotated")
+	wantDuplicate(t, "update to a known token hash", inboxTry(s, smsinbox.Tx.UpdateDevice, &clash))
 	assertEqual(t, list("org_1"), []*smsinbox.Device{full, tie, bare})
 
 	inboxAllNotFound(t, s, inboxCalls{
