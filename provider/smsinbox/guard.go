@@ -20,16 +20,16 @@ import (
 
 // Audit actions of the guards.
 const (
-	AuditDeviceRotate   = "sms_device.rotate"
-	AuditSettings       = "sms_settings.update"
-	AuditPayoutMatch    = "payout.sms_match"
-	AuditPayoutConfirm  = "payout.confirm"
-	expireBatch         = 32 // held messages expired at most per ingest, so one ingest stays bounded
-	maxHeldMaxAge       = 30 * 24 * time.Hour
-	maxHeldMax          = 100_000
-	minHeldMaxAge       = time.Minute
-	defaultHeldMax      = 1000
-	defaultHeldMaxAge   = 24 * time.Hour
+	AuditDeviceRotate       = "sms_device.rotate"
+	AuditSettings           = "sms_settings.update"
+	AuditPayoutMatch        = "payout.sms_match"
+	AuditPayoutConfirm      = "payout.confirm"
+	expireBatch             = 32 // held messages expired at most per ingest, so one ingest stays bounded
+	maxHeldMaxAge           = 30 * 24 * time.Hour
+	maxHeldMax              = 100_000
+	minHeldMaxAge           = time.Minute
+	defaultHeldMax          = 1000
+	defaultHeldMaxAge       = 24 * time.Hour
 	defaultPayoutSMSConfirm = true
 )
 
