@@ -468,3 +468,84 @@ func TestSMSInboxForgerLearnsNothing(t *testing.T) {
 		t.Errorf("sms list --status held has %d messages, want the probe and both forgeries: %v", n, held)
 	}
 }
+
+// The operator's side of issue 15 through the CLI: a rotated token stops
+// at once, held messages are counted, and a payout matched by its SMS
+// waits for payout confirm unless the organization turns that off.
+func TestSMSInboxOperatorGuards(t *testing.T) {
+	h := newInboxHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	wallet := h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	dev := h.admin("device", "add", "--org", org.id, "--wallet", wallet.ID)
+	old := str(dev, "token")
+	rotated := h.admin("device", "rotate", "--org", org.id, "--device", str(dev, "id"))
+	token := str(rotated, "token")
+	if res := h.device(old, "heartbeat", map[string]any{}); res.status != 401 {
+		t.Fatalf("old token after rotate: %d %s", res.status, res.body)
+	}
+	if res := h.device(token, "heartbeat", map[string]any{}); res.status != 200 {
+		t.Fatalf("new token after rotate: %d %s", res.status, res.body)
+	}
+	h.admin("sms", "anchor", "--org", org.id, "--wallet", wallet.ID, "--balance", "10000")
+
+	settings := h.admin("sms", "settings", "--org", org.id)
+	if settings["payout_sms_confirm"] != true || settings["held_max"] != float64(1000) || str(settings, "held_max_age") != "24h0m0s" {
+		t.Fatalf("default settings: %v", settings)
+	}
+	h.fund(org, "2000")
+	payout := func(merchantID string) string {
+		t.Helper()
+		res := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"` + merchantID + `"`}, kv{"amount", `"500"`}, kv{"phone", `"01755555555"`})})
+		if res.status != 201 {
+			t.Fatalf("withdrawal: %d %s", res.status, res.body)
+		}
+		h.work()
+		return str(res.json, "id")
+	}
+	status := func(id string) string {
+		t.Helper()
+		return str(h.do(org, request{method: "GET", path: "/api/v1/withdraws/" + id, apiKey: org.apiKey}).json, "status")
+	}
+	first := payout("wd-confirm")
+	h.clock.Add(time.Minute)
+	h.device(token, "sms", cashInSMS("500.00", "01755555555", "9,500.00", "BKS1000001", h.clock.Now()))
+	h.work()
+	if s := status(first); s != "processing" {
+		t.Fatalf("withdrawal matched by its SMS, before confirmation: %s", s)
+	}
+	matched := h.admin("payout", "list", "--org", org.id)["payouts"].([]any)
+	if len(matched) != 1 || str(matched[0].(map[string]any), "status") != "matched" || str(matched[0].(map[string]any), "provider_transaction_id") != "BKS1000001" {
+		t.Fatalf("payout list: %v", matched)
+	}
+	h.admin("payout", "confirm", "--withdrawal", first)
+	h.work()
+	if s := status(first); s != "succeeded" {
+		t.Fatalf("confirmed withdrawal: %s", s)
+	}
+
+	// Turned off, the SMS completes the payout alone.
+	if s := h.admin("sms", "settings", "--org", org.id, "--payout-sms-confirm=false", "--held-max", "50"); s["payout_sms_confirm"] != false || s["held_max"] != float64(50) {
+		t.Fatalf("settings: %v", s)
+	}
+	second := payout("wd-auto")
+	h.clock.Add(time.Minute)
+	h.device(token, "sms", cashInSMS("500.00", "01755555555", "9,000.00", "BKS1000002", h.clock.Now()))
+	h.work()
+	if s := status(second); s != "succeeded" {
+		t.Fatalf("withdrawal completed by its SMS: %s", s)
+	}
+
+	// A forgery is held, counted and listed.
+	h.device(token, "sms", cashOutSMS("1.00", "01712345678", "1.00", "FORGED0001", h.clock.Now()))
+	stats := h.admin("sms", "stats", "--org", org.id)
+	if msgs := stats["messages"].(map[string]any); msgs["held"] != float64(1) || msgs["accepted"] != float64(2) {
+		t.Fatalf("sms stats: %v", stats)
+	}
+	if w := stats["wallets"].(map[string]any)[wallet.ID].(map[string]any); w["held"] != float64(1) {
+		t.Fatalf("sms stats of the wallet: %v", stats)
+	}
+	audit := h.admin("audit", "--org", org.id)
+	if !strings.Contains(fmt.Sprint(audit), "sms_device.rotate") || !strings.Contains(fmt.Sprint(audit), "payout.confirm") {
+		t.Fatalf("audit: %v", audit)
+	}
+}

@@ -20,10 +20,14 @@ import (
 
 // Audit actions of the guards.
 const (
-	AuditDeviceRotate       = "sms_device.rotate"
-	AuditSettings           = "sms_settings.update"
-	AuditPayoutMatch        = "payout.sms_match"
-	AuditPayoutConfirm      = "payout.confirm"
+	AuditDeviceRotate  = "sms_device.rotate"
+	AuditSettings      = "sms_settings.update"
+	AuditPayoutMatch   = "payout.sms_match"
+	AuditPayoutConfirm = "payout.confirm"
+)
+
+// Bounds of the settings, and their defaults.
+const (
 	expireBatch             = 32 // held messages expired at most per ingest, so one ingest stays bounded
 	maxHeldMaxAge           = 30 * 24 * time.Hour
 	maxHeldMax              = 100_000
@@ -146,14 +150,11 @@ func expire(ctx context.Context, tx Tx, m *SMS, reason string, now time.Time) er
 // expireOld expires a locked chain's held messages stored before the
 // organization's HeldMaxAge, oldest first, at most expireBatch of them.
 func (p *Provider) expireOld(ctx context.Context, tx Tx, c *Chain, s *Settings, now time.Time) error {
-	old, err := tx.ListOldestHeldSMS(ctx, c.WalletID, expireBatch)
+	old, err := tx.ListOldestHeldSMS(ctx, c.WalletID, now.Add(-s.HeldMaxAge), expireBatch)
 	if err != nil {
 		return err
 	}
 	for _, m := range old {
-		if !m.CreatedAt.Before(now.Add(-s.HeldMaxAge)) {
-			break
-		}
 		if err := expire(ctx, tx, m, fmt.Sprintf("held for more than %s without continuing the wallet's chain", s.HeldMaxAge), now); err != nil {
 			return err
 		}
@@ -169,7 +170,7 @@ func (p *Provider) capHeld(ctx context.Context, tx Tx, c *Chain, s *Settings, no
 	if err != nil || n <= s.HeldMax {
 		return err
 	}
-	old, err := tx.ListOldestHeldSMS(ctx, c.WalletID, min(n-s.HeldMax, expireBatch))
+	old, err := tx.ListOldestHeldSMS(ctx, c.WalletID, now.Add(time.Microsecond), min(n-s.HeldMax, expireBatch))
 	if err != nil {
 		return err
 	}

@@ -334,3 +334,5 @@ func TestRotateDevice(t *testing.T) {
 		t.Fatalf("rotate a revoked device: %v", err)
 	}
 }
+
+var discardLogger = slog.New(slog.DiscardHandler)

@@ -23,7 +23,7 @@ var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 var dhaka = time.FixedZone("Asia/Dhaka", 6*60*60)
 
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	clock  *clock.Mock
 	inbox  *smsinbox.Provider
@@ -51,7 +51,7 @@ type inboxStore interface {
 
 // newFixtureOn is newFixture on store, logging to logger (nil: the
 // default).
-func newFixtureOn(t *testing.T, store inboxStore, logger *slog.Logger) *fixture {
+func newFixtureOn(t testing.TB, store inboxStore, logger *slog.Logger) *fixture {
 	t.Helper()
 	f := &fixture{t: t, ctx: context.Background(), clock: clock.NewMock()}
 	f.clock.Set(t0)

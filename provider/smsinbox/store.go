@@ -71,9 +71,9 @@ type Tx interface {
 	// PrevBalances equals balance, and those stored without PrevBalances,
 	// oldest received first: from an index, whatever else is held.
 	ListHeldSMSFollowing(ctx context.Context, walletID string, balance decimal.Decimal) ([]*SMS, error)
-	// ListOldestHeldSMS returns up to limit of a wallet's held messages,
-	// oldest stored (CreatedAt) first.
-	ListOldestHeldSMS(ctx context.Context, walletID string, limit int) ([]*SMS, error)
+	// ListOldestHeldSMS returns up to limit of a wallet's held messages
+	// stored (CreatedAt) before before, oldest first.
+	ListOldestHeldSMS(ctx context.Context, walletID string, before time.Time, limit int) ([]*SMS, error)
 	// CountSMS returns how many messages of a wallet ("" for those of no
 	// wallet) are in a status now, from a maintained count.
 	CountSMS(ctx context.Context, organizationID, walletID, status string) (int, error)

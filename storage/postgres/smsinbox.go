@@ -256,10 +256,10 @@ func (t *tx) ListHeldSMSFollowing(ctx context.Context, walletID string, balance 
 		ORDER BY received_at, id`, walletID, balance)
 }
 
-func (t *tx) ListOldestHeldSMS(ctx context.Context, walletID string, limit int) ([]*smsinbox.SMS, error) {
+func (t *tx) ListOldestHeldSMS(ctx context.Context, walletID string, before time.Time, limit int) ([]*smsinbox.SMS, error) {
 	return queryList(ctx, t, scanSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
-		WHERE wallet_id = $1 AND status = 'held'
-		ORDER BY created_at, id LIMIT $2`, walletID, limit)
+		WHERE wallet_id = $1 AND status = 'held' AND created_at < $2
+		ORDER BY created_at, id LIMIT $3`, walletID, before, limit)
 }
 
 func (t *tx) CountSMS(ctx context.Context, organizationID, walletID, status string) (int, error) {

@@ -244,10 +244,10 @@ func (t *tx) ListHeldSMSFollowing(ctx context.Context, walletID string, balance 
 		ORDER BY received_at, id`, walletID, b, walletID, b, walletID)
 }
 
-func (t *tx) ListOldestHeldSMS(ctx context.Context, walletID string, limit int) ([]*smsinbox.SMS, error) {
+func (t *tx) ListOldestHeldSMS(ctx context.Context, walletID string, before time.Time, limit int) ([]*smsinbox.SMS, error) {
 	return queryList(ctx, t, scanSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
-		WHERE wallet_id = ? AND status = 'held'
-		ORDER BY created_at, id LIMIT ?`, walletID, limit)
+		WHERE wallet_id = ? AND status = 'held' AND created_at < ?
+		ORDER BY created_at, id LIMIT ?`, walletID, micros(before), limit)
 }
 
 func (t *tx) CountSMS(ctx context.Context, organizationID, walletID, status string) (int, error) {
