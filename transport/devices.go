@@ -12,9 +12,22 @@ import (
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
+// DefaultDeviceRate bounds each device's posts: a phone gets a few SMS a
+// minute, and a forwarder back online flushes its backlog in bursts of 60,
+// so more is a broken or stolen forwarder (or a forger searching for a
+// balance one guess at a time).
+var DefaultDeviceRate = Rate{PerSecond: 1, Burst: 60}
+
 // Devices is an SMS inbox (provider/smsinbox). When set, the API serves
 // the endpoints its forwarder apps post to, authenticated by a device token
 // (not an API key): POST {prefix}/v1/devices/sms and /v1/devices/heartbeat.
+//
+// A device's answers tell it nothing about a wallet: a device token on a
+// stolen phone, or a forwarder app that leaks, must not learn the balance
+// chain the inbox rests on. Every SMS that passes the request's checks is
+// answered the same way, whatever payd made of it (accepted, held, a copy,
+// a conflict, an unknown format): what it was is the operator's, in payd
+// admin sms list and the log.
 type Devices interface {
 	Authenticate(ctx context.Context, token string) (*smsinbox.Device, error)
 	Heartbeat(ctx context.Context, d *smsinbox.Device) (time.Time, error)
@@ -31,9 +44,8 @@ func (s *server) authenticateDevice(w http.ResponseWriter, r *http.Request) (*sm
 	if err != nil {
 		return nil, err
 	}
-	// A device shares the default rate, in a bucket of its own: a phone
-	// gets a few SMS a minute, so a flood is a broken or stolen forwarder.
-	if ok, wait := s.limiters[classDefault].allow("device " + d.ID); !ok {
+	// Each device has a bucket of its own (RateLimits.Device).
+	if ok, wait := s.limiters[classDevice].allow(d.ID); !ok {
 		secs := max(1, int(math.Ceil(wait.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		return nil, engine.Errorf(engine.CodeRateLimited, "too many requests for this device: retry after %d s", secs)
@@ -41,9 +53,12 @@ func (s *server) authenticateDevice(w http.ResponseWriter, r *http.Request) (*sm
 	return d, nil
 }
 
+// smsReceived is the one answer to a stored SMS.
+var smsReceived = map[string]bool{"received": true}
+
 // ingestSMS serves POST {prefix}/v1/devices/sms with {"sender", "body",
-// "received_at"}: 201 with what payd made of a new message, 200 for a copy
-// of one it has (a forwarder's retry is safe).
+// "received_at"}: 200 {"received": true} once the message is stored, be it
+// new or a copy (a forwarder's retry is safe), and whatever it counts for.
 func (s *server) ingestSMS(w http.ResponseWriter, r *http.Request) error {
 	dev, err := s.authenticateDevice(w, r)
 	if err != nil {
@@ -69,15 +84,10 @@ func (s *server) ingestSMS(w http.ResponseWriter, r *http.Request) error {
 			return engine.Invalid("received_at", "must be an RFC 3339 time, e.g. 2026-11-21T14:03:05+06:00")
 		}
 	}
-	m, created, err := s.devices.Ingest(r.Context(), dev, in)
-	if err != nil {
+	if _, _, err := s.devices.Ingest(r.Context(), dev, in); err != nil {
 		return err
 	}
-	status := http.StatusCreated
-	if !created {
-		status = http.StatusOK
-	}
-	writeJSON(w, status, smsinbox.NewSMSView(m, false))
+	writeJSON(w, http.StatusOK, smsReceived)
 	return nil
 }
 

@@ -19,11 +19,13 @@ type Rate struct {
 
 // RateLimits are the per-API-key limits of the API. Verify and Withdraw
 // apply to those operations, which move or prove money and are tighter;
-// Default to every other authenticated request.
+// Default to every other authenticated request. Device is the limit of
+// each SMS inbox device's posts (devices.go).
 type RateLimits struct {
 	Default  Rate
 	Verify   Rate
 	Withdraw Rate
+	Device   Rate
 }
 
 // DefaultRateLimits are what the reference server uses unless told
@@ -32,6 +34,7 @@ var DefaultRateLimits = RateLimits{
 	Default:  Rate{PerSecond: 100, Burst: 200},
 	Verify:   Rate{PerSecond: 10, Burst: 20},
 	Withdraw: Rate{PerSecond: 10, Burst: 20},
+	Device:   DefaultDeviceRate,
 }
 
 // limiter keeps one bucket per API key for one class of requests. Limits
@@ -99,6 +102,7 @@ const (
 	classDefault requestClass = iota
 	classVerify
 	classWithdraw
+	classDevice
 )
 
 // admit authenticates a request and takes a token from its API key's

@@ -79,7 +79,7 @@ type server struct {
 	sandbox Sandbox
 	devices Devices
 	// limiters by requestClass.
-	limiters [3]*limiter
+	limiters [4]*limiter
 }
 
 // NewHandler returns the handler of the API under cfg.Prefix and of the
@@ -92,6 +92,7 @@ func NewHandler(cfg Config) http.Handler {
 	s.limiters[classDefault] = newLimiter(cfg.RateLimits.Default, time.Now)
 	s.limiters[classVerify] = newLimiter(cfg.RateLimits.Verify, time.Now)
 	s.limiters[classWithdraw] = newLimiter(cfg.RateLimits.Withdraw, time.Now)
+	s.limiters[classDevice] = newLimiter(cfg.RateLimits.Device, time.Now)
 	mux := http.NewServeMux()
 	s.route(mux, "/v1/deposits", map[string]handlerFunc{http.MethodPost: s.createDeposit})
 	s.route(mux, "/v1/deposits/{id}", map[string]handlerFunc{http.MethodGet: s.getDeposit})

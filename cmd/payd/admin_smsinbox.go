@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -65,11 +66,66 @@ func deviceRevoke(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (a
 	}
 }
 
+func deviceRotate(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (any, error) {
+	org := fs.String("org", "", "organization ID")
+	device := fs.String("device", "", "device ID")
+	return func(ctx context.Context, inbox *smsinbox.Provider) (any, error) {
+		creds, err := inbox.RotateDevice(ctx, *org, *device)
+		if err != nil {
+			return nil, err
+		}
+		v := smsinbox.NewDeviceView(creds.Device, creds.Chains)
+		v.Token = creds.Token
+		return v, nil
+	}
+}
+
+func smsStats(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (any, error) {
+	org := fs.String("org", "", "organization ID")
+	return func(ctx context.Context, inbox *smsinbox.Provider) (any, error) {
+		s, err := inbox.Stats(ctx, *org)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"organization_id": s.OrganizationID, "messages": s.Total, "wallets": s.Wallets}, nil
+	}
+}
+
+func smsSettings(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (any, error) {
+	org := fs.String("org", "", "organization ID")
+	var confirm optionalBool
+	var heldMaxAge optionalDuration
+	fs.Var(&confirm, "payout-sms-confirm", "true: a payout that a proven SMS matches waits for payd admin payout confirm (the default); false: the SMS completes it")
+	heldMax := fs.Int("held-max", 0, "held messages kept per wallet; beyond it the oldest expire (default 1000)")
+	fs.Var(&heldMaxAge, "held-max-age", "how long a message stays held before it expires, e.g. 24h (the default)")
+	return func(ctx context.Context, inbox *smsinbox.Provider) (any, error) {
+		var u smsinbox.SettingsUpdate
+		u.PayoutSMSConfirm, u.HeldMaxAge = confirm.v, heldMaxAge.v
+		if *heldMax != 0 {
+			u.HeldMax = heldMax
+		}
+		var s *smsinbox.Settings
+		var err error
+		if u == (smsinbox.SettingsUpdate{}) {
+			s, err = inbox.Settings(ctx, *org)
+		} else {
+			s, err = inbox.UpdateSettings(ctx, *org, u)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{
+			"organization_id": s.OrganizationID, "payout_sms_confirm": s.PayoutSMSConfirm,
+			"held_max": s.HeldMax, "held_max_age": s.HeldMaxAge.String(),
+		}, nil
+	}
+}
+
 func smsList(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (any, error) {
 	var p smsinbox.ListSMSParams
 	fs.StringVar(&p.OrganizationID, "org", "", "organization ID")
 	fs.StringVar(&p.WalletID, "wallet", "", "only this wallet's messages")
-	fs.StringVar(&p.Status, "status", "", "only messages in this status: accepted, held, duplicate, conflict, unparsed, untrusted_sender or no_wallet")
+	fs.StringVar(&p.Status, "status", "", "only messages in this status: accepted, held, duplicate, conflict, expired, unparsed, untrusted_sender or no_wallet")
 	fs.IntVar(&p.Limit, "limit", 50, "newest messages to show; 0 for all")
 	body := fs.Bool("body", false, "include each message's text")
 	return func(ctx context.Context, inbox *smsinbox.Provider) (any, error) {
@@ -143,12 +199,22 @@ func smsAnchor(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (any,
 func payoutList(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (any, error) {
 	var p smsinbox.ListPayoutsParams
 	fs.StringVar(&p.OrganizationID, "org", "", "only this organization's payouts (default all)")
-	fs.StringVar(&p.Status, "status", smsinbox.PayoutQueued, "queued, succeeded or failed; \"\" for all")
+	fs.StringVar(&p.Status, "status", "open", "open (queued or matched by an SMS, waiting for payout confirm), queued, matched, succeeded or failed; \"\" for all")
 	return func(ctx context.Context, inbox *smsinbox.Provider) (any, error) {
-		ps, err := inbox.ListPayouts(ctx, p)
-		if err != nil {
-			return nil, err
+		statuses := []string{p.Status}
+		if p.Status == "open" {
+			statuses = []string{smsinbox.PayoutQueued, smsinbox.PayoutMatched}
 		}
+		var ps []*smsinbox.ManualPayout
+		for _, status := range statuses {
+			p.Status = status
+			more, err := inbox.ListPayouts(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			ps = append(ps, more...)
+		}
+		slices.SortStableFunc(ps, func(a, b *smsinbox.ManualPayout) int { return a.CreatedAt.Compare(b.CreatedAt) })
 		views := make([]smsinbox.PayoutView, len(ps))
 		for i, mp := range ps {
 			views[i] = smsinbox.NewPayoutView(mp)
@@ -162,6 +228,17 @@ func payoutComplete(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) 
 	txID := fs.String("provider-transaction-id", "", "the transaction ID of your send, from the wallet's or bank's receipt")
 	return func(ctx context.Context, inbox *smsinbox.Provider) (any, error) {
 		mp, err := inbox.CompletePayout(ctx, *withdrawal, *txID)
+		if err != nil {
+			return nil, err
+		}
+		return smsinbox.NewPayoutView(mp), nil
+	}
+}
+
+func payoutConfirm(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (any, error) {
+	withdrawal := fs.String("withdrawal", "", "withdrawal ID")
+	return func(ctx context.Context, inbox *smsinbox.Provider) (any, error) {
+		mp, err := inbox.ConfirmPayout(ctx, *withdrawal)
 		if err != nil {
 			return nil, err
 		}

@@ -169,6 +169,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.Float64Var(&rl.Default.PerSecond, "rate-limit", envFloat("PAYD_RATE_LIMIT", rl.Default.PerSecond), "requests per second per API key, bursts of twice that; 0 disables (env PAYD_RATE_LIMIT)")
 	fs.Float64Var(&rl.Verify.PerSecond, "rate-limit-verify", envFloat("PAYD_RATE_LIMIT_VERIFY", rl.Verify.PerSecond), "transaction-ID submissions per second per API key; 0 disables (env PAYD_RATE_LIMIT_VERIFY)")
 	fs.Float64Var(&rl.Withdraw.PerSecond, "rate-limit-withdraw", envFloat("PAYD_RATE_LIMIT_WITHDRAW", rl.Withdraw.PerSecond), "withdrawal creations per second per API key; 0 disables (env PAYD_RATE_LIMIT_WITHDRAW)")
+	fs.Float64Var(&rl.Device.PerSecond, "rate-limit-device", envFloat("PAYD_RATE_LIMIT_DEVICE", rl.Device.PerSecond), "smsinbox: SMS and heartbeat posts per second per device, bursts of 60 times that; 0 disables (env PAYD_RATE_LIMIT_DEVICE)")
 	workers := fs.Int("worker-concurrency", envInt("PAYD_WORKER_CONCURRENCY", 8), "verification attempts and payouts worked on at once per process (env PAYD_WORKER_CONCURRENCY)")
 	createBatch := fs.Int("create-batch", envInt("PAYD_CREATE_BATCH", engine.DefaultCreateBatch), "how many concurrent deposit creates may share one database transaction and its commit (group commit); 1 commits each alone (env PAYD_CREATE_BATCH)")
 	keyCacheTTL := fs.Duration("api-key-cache-ttl", envDuration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
@@ -180,6 +181,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	for _, r := range []*transport.Rate{&rl.Default, &rl.Verify, &rl.Withdraw} {
 		r.Burst = int(math.Ceil(2 * r.PerSecond))
 	}
+	rl.Device.Burst = int(math.Ceil(60 * rl.Device.PerSecond))
 	if *unavailable != "" {
 		sb.unavailableMethods = strings.Split(*unavailable, ",")
 	}

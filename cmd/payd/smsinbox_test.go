@@ -8,11 +8,15 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -113,13 +117,20 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 		res := h.getDeposit(org, id, true)
 		return str(res.json, "status"), str(res.json, "verification", "failure_code")
 	}
-	post := func(token string, m sms, wantStatus int, wantSMSStatus string) map[string]any {
+	// post forwards m and reads what payd made of it where the operator
+	// does: the device is told only that it was received.
+	post := func(token string, m sms, wantSMSStatus string) *smsinbox.SMS {
 		t.Helper()
+		h.clock.Add(time.Second) // newest first: this one
 		res := h.device(token, "sms", m)
-		if res.status != wantStatus || str(res.json, "status") != wantSMSStatus {
-			t.Fatalf("post %q: %d %s, want %d %s", m.Body, res.status, res.body, wantStatus, wantSMSStatus)
+		if res.status != 200 || string(res.body) != `{"received":true}`+"\n" {
+			t.Fatalf("post %q: %d %s", m.Body, res.status, res.body)
 		}
-		return res.json
+		last, err := h.app.inbox.ListSMS(ctx, smsinbox.ListSMSParams{OrganizationID: org.id, Limit: 1})
+		if err != nil || len(last) != 1 || last[0].Status != wantSMSStatus {
+			t.Fatalf("post %q: stored as %v (%v), want %s", m.Body, last, err, wantSMSStatus)
+		}
+		return last[0]
 	}
 
 	// The phone is registered: its token is shown once, and until the
@@ -142,7 +153,7 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 
 	// A genuine SMS proves a payment submitted after it.
 	paid := mustCreate("paid-first", "500")
-	post(token, cashOutSMS("500.00", payer, "10,500.00", "BKA1000001", h.clock.Now()), 201, "accepted")
+	post(token, cashOutSMS("500.00", payer, "10,500.00", "BKA1000001", h.clock.Now()), "accepted")
 	if res := h.verify(org, paid, `{"provider_transaction_id":"BKA1000001"}`); res.status != 202 {
 		t.Fatalf("verify: %d %s", res.status, res.body)
 	}
@@ -155,9 +166,9 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 	// breaks): recognized as a copy, counted once.
 	again := cashOutSMS("500.00", payer, "10,500.00", "BKA1000001", h.clock.Now())
 	again.Body = strings.ReplaceAll(again.Body, ". ", ".\r\n")
-	dup := post(token, again, 200, "duplicate")
-	if str(dup, "duplicate_of") == "" {
-		t.Fatalf("copy names no original: %v", dup)
+	dup := post(token, again, "duplicate")
+	if dup.DuplicateOf == "" {
+		t.Fatalf("copy names no original: %+v", dup)
 	}
 
 	// An SMS arriving after the ID was submitted: the attempt waits as
@@ -168,7 +179,7 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 	if s, _ := status(late); s != "processing" {
 		t.Fatalf("deposit whose SMS has not come is %s", s)
 	}
-	post(token, cashOutSMS("700.00", payer, "11,200.00", "BKA1000002", h.clock.Now()), 201, "accepted")
+	post(token, cashOutSMS("700.00", payer, "11,200.00", "BKA1000002", h.clock.Now()), "accepted")
 	h.work() // same instant: no backoff ran out
 	if s, _ := status(late); s != "succeeded" {
 		t.Fatalf("deposit whose SMS came late is %s", s)
@@ -176,8 +187,8 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 
 	// Messages out of order: the later one waits for the earlier one.
 	first, second := mustCreate("order-1", "300"), mustCreate("order-2", "400")
-	post(token, cashOutSMS("400.00", payer, "11,900.00", "BKA1000004", h.clock.Now()), 201, "held")
-	post(token, cashOutSMS("300.00", payer, "11,500.00", "BKA1000003", h.clock.Now()), 201, "accepted")
+	post(token, cashOutSMS("400.00", payer, "11,900.00", "BKA1000004", h.clock.Now()), "held")
+	post(token, cashOutSMS("300.00", payer, "11,500.00", "BKA1000003", h.clock.Now()), "accepted")
 	h.verify(org, first, `{"provider_transaction_id":"BKA1000003"}`)
 	h.verify(org, second, `{"provider_transaction_id":"BKA1000004"}`)
 	h.work()
@@ -191,13 +202,13 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 	// follow the wallet's. It is held and proves nothing; the deposit
 	// fails when its verification bound passes.
 	forgedDep := mustCreate("forged", "5000")
-	post(token, cashOutSMS("5,000.00", payer, "20,000.00", "BKF9999999", h.clock.Now()), 201, "held")
+	post(token, cashOutSMS("5,000.00", payer, "20,000.00", "BKF9999999", h.clock.Now()), "held")
 	h.verify(org, forgedDep, `{"provider_transaction_id":"BKF9999999"}`)
 	h.work()
 	// An unknown format from the wallet's sender is kept and reported;
 	// a message from a phone number is not trusted.
-	post(token, sms{Sender: "bKash", Body: "Get 10% cashback on your next payment at any shop! T&C apply."}, 201, "unparsed")
-	post(token, sms{Sender: "+8801999999999", Body: cashOutSMS("5,000.00", payer, "16,900.00", "BKF9999998", h.clock.Now()).Body}, 201, "untrusted_sender")
+	post(token, sms{Sender: "bKash", Body: "Get 10% cashback on your next payment at any shop! T&C apply."}, "unparsed")
+	post(token, sms{Sender: "+8801999999999", Body: cashOutSMS("5,000.00", payer, "16,900.00", "BKF9999998", h.clock.Now()).Body}, "untrusted_sender")
 	// Another organization's key cannot see or verify this deposit.
 	if res := h.getDeposit(other, forgedDep, true); res.status != 404 {
 		t.Fatalf("other org's GET: %d", res.status)
@@ -334,10 +345,11 @@ func TestSMSInboxIngestRules(t *testing.T) {
 	}
 }
 
-// A device has a rate limit bucket of its own.
+// A device has a rate limit bucket of its own, apart from the API keys',
+// for its SMS and its heartbeats: a flood of guesses is cut short.
 func TestSMSInboxRateLimit(t *testing.T) {
 	h := newInboxHarness(t)
-	h.cfg.rateLimits = transport.RateLimits{Default: transport.Rate{PerSecond: 0.1, Burst: 2}}
+	h.cfg.rateLimits = transport.RateLimits{Device: transport.Rate{PerSecond: 0.1, Burst: 3}}
 	var err error
 	if h.app, err = newApp(h.cfg); err != nil {
 		t.Fatal(err)
@@ -346,15 +358,194 @@ func TestSMSInboxRateLimit(t *testing.T) {
 	w1, w2 := h.addWallet(org, "bkash", "cash_out", "01811111111", ""), h.addWallet(org, "bkash", "cash_out", "01822222222", "")
 	one := str(h.admin("device", "add", "--org", org.id, "--wallet", w1.ID), "token")
 	two := str(h.admin("device", "add", "--org", org.id, "--wallet", w2.ID), "token")
+	if res := h.device(one, "heartbeat", map[string]any{}); res.status != 200 {
+		t.Fatalf("report: %d", res.status)
+	}
 	for i := range 2 {
-		if res := h.device(one, "heartbeat", map[string]any{}); res.status != 200 {
-			t.Fatalf("report %d of the burst: %d", i, res.status)
+		guess := cashOutSMS("1.00", "01712345678", fmt.Sprintf("%d.00", 100+i), fmt.Sprintf("GUESS%05d", i), h.clock.Now())
+		if res := h.device(one, "sms", guess); res.status != 200 {
+			t.Fatalf("SMS %d of the burst: %d", i, res.status)
 		}
 	}
-	if res := h.device(one, "heartbeat", map[string]any{}); res.status != 429 || res.errorCode() != "rate_limited" {
-		t.Fatalf("past the burst: %d %s", res.status, res.body)
+	for path, body := range map[string]any{"sms": sms{Sender: "bKash", Body: "one guess too many"}, "heartbeat": map[string]any{}} {
+		if res := h.device(one, path, body); res.status != 429 || res.errorCode() != "rate_limited" {
+			t.Fatalf("%s past the burst: %d %s", path, res.status, res.body)
+		}
 	}
 	if res := h.device(two, "heartbeat", map[string]any{}); res.status != 200 {
 		t.Fatalf("another device was limited: %d", res.status)
+	}
+	// API keys are not limited here: the device's bucket is its own.
+	for range 5 {
+		if res := h.do(org, request{method: "GET", path: "/api/v1/balance", apiKey: org.apiKey}); res.status != 200 {
+			t.Fatalf("API key limited by a device's bucket: %d", res.status)
+		}
+	}
+	if list := h.admin("sms", "list", "--org", org.id); len(list["messages"].([]any)) != 2 {
+		t.Fatalf("refused posts were stored: %v", list)
+	}
+}
+
+// cashInSMS is the message a bKash agent wallet gets when it cashes in to a
+// customer: how an operator pays a withdrawal from it.
+func cashInSMS(amount, to, balance, trxID string, at time.Time) sms {
+	return sms{Sender: "bKash", Body: fmt.Sprintf("Cash In Tk %s to %s successful. Fee Tk 0.00. Balance Tk %s. TrxID %s at %s",
+		amount, to, balance, trxID, at.In(dhakaZone).Format("02/01/2006 15:04"))}
+}
+
+// leakedBalance is what a forger reads off a device's answer: the wallet's
+// last known balance, if the answer carries one.
+var leakedBalance = regexp.MustCompile(`(?i)last known balance ([0-9][0-9,]*\.[0-9]{2})`)
+
+// TestSMSInboxForgerLearnsNothing reproduces issue 15's exploit through
+// HTTP: a holder of a device token posts a made-up SMS, reads the wallet's
+// balance from the answer, forges a Cash Out that continues it and claims
+// its transaction ID on a deposit, and forges a Cash In to a queued
+// payout's phone. Every answer must be the same acknowledgement, so the
+// forger learns nothing and neither forgery counts.
+func TestSMSInboxForgerLearnsNothing(t *testing.T) {
+	h := newInboxHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	wallet := h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	token := str(h.admin("device", "add", "--org", org.id, "--wallet", wallet.ID), "token")
+	h.device(token, "heartbeat", map[string]any{})
+	h.admin("sms", "anchor", "--org", org.id, "--wallet", wallet.ID, "--balance", "12500")
+	h.fund(org, "1000")
+	payout := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"wd-forged"`}, kv{"amount", `"1000"`}, kv{"phone", `"01755555555"`})})
+	if payout.status != 201 {
+		t.Fatalf("withdrawal: %d %s", payout.status, payout.body)
+	}
+	h.work()
+	h.clock.Add(time.Minute)
+
+	var answers []*response
+	post := func(m sms) *response {
+		t.Helper()
+		res := h.device(token, "sms", m)
+		answers = append(answers, res)
+		return res
+	}
+	// The probe: any made-up message with the wallet's sender.
+	probe := post(cashOutSMS("1.00", "01712345678", "1.00", "PROBE00001", h.clock.Now()))
+	balance := "10000.00" // a blind guess, if the answer tells nothing
+	if m := leakedBalance.FindSubmatch(probe.body); m != nil {
+		balance = strings.ReplaceAll(string(m[1]), ",", "")
+	}
+	known := decimal.RequireFromString(balance)
+	// A genuine message, a copy, a conflicting text, an unknown format and
+	// an untrusted sender: a device must not tell any of them apart.
+	post(cashOutSMS("100.00", "01712345678", "12,600.00", "GENUINE001", h.clock.Now()))
+	post(cashOutSMS("100.00", "01712345678", "12,600.00", "GENUINE001", h.clock.Now()))
+	post(cashOutSMS("900.00", "01712345678", "99,999.00", "GENUINE001", h.clock.Now()))
+	post(sms{Sender: "bKash", Body: "Get 10% cashback on your next payment!"})
+	post(sms{Sender: "+8801999999999", Body: "hello"})
+	known = known.Add(decimal.NewFromInt(100))
+
+	dep := h.createH2H(org, h2h(kv{"merchant_id", `"forged-deposit"`}, kv{"amount", `"500"`}))
+	if dep.status != 201 {
+		t.Fatalf("create: %d %s", dep.status, dep.body)
+	}
+	post(cashOutSMS("500.00", "01712345678", engine.FormatAmount(known.Add(decimal.NewFromInt(500))), "FORGED0001", h.clock.Now()))
+	post(cashInSMS("1000.00", "01755555555", engine.FormatAmount(known.Add(decimal.NewFromInt(500-1000))), "FORGED0002", h.clock.Now()))
+	h.verify(org, str(dep.json, "id"), `{"provider_transaction_id":"FORGED0001"}`)
+	h.work()
+
+	for i, res := range answers {
+		if res.status != 200 || string(res.body) != `{"received":true}`+"\n" {
+			t.Errorf("answer %d tells the device %d %s; want 200 {\"received\":true}", i, res.status, res.body)
+		}
+	}
+	if s := str(h.getDeposit(org, str(dep.json, "id"), true).json, "status"); s == "succeeded" {
+		t.Errorf("a forged SMS credited a deposit (balance %s read off the answer)", balance)
+	}
+	res := h.do(org, request{method: "GET", path: "/api/v1/withdraws/" + str(payout.json, "id"), apiKey: org.apiKey})
+	if s := str(res.json, "status"); s == "succeeded" {
+		t.Errorf("a forged Cash In completed a payout that was never sent")
+	}
+	// The operator sees both forgeries, held.
+	held := h.admin("sms", "list", "--org", org.id, "--status", "held")
+	if n := len(held["messages"].([]any)); n != 3 {
+		t.Errorf("sms list --status held has %d messages, want the probe and both forgeries: %v", n, held)
+	}
+}
+
+// The operator's side of issue 15 through the CLI: a rotated token stops
+// at once, held messages are counted, and a payout matched by its SMS
+// waits for payout confirm unless the organization turns that off.
+func TestSMSInboxOperatorGuards(t *testing.T) {
+	h := newInboxHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	wallet := h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	dev := h.admin("device", "add", "--org", org.id, "--wallet", wallet.ID)
+	old := str(dev, "token")
+	rotated := h.admin("device", "rotate", "--org", org.id, "--device", str(dev, "id"))
+	token := str(rotated, "token")
+	if res := h.device(old, "heartbeat", map[string]any{}); res.status != 401 {
+		t.Fatalf("old token after rotate: %d %s", res.status, res.body)
+	}
+	if res := h.device(token, "heartbeat", map[string]any{}); res.status != 200 {
+		t.Fatalf("new token after rotate: %d %s", res.status, res.body)
+	}
+	h.admin("sms", "anchor", "--org", org.id, "--wallet", wallet.ID, "--balance", "10000")
+
+	settings := h.admin("sms", "settings", "--org", org.id)
+	if settings["payout_sms_confirm"] != true || settings["held_max"] != float64(1000) || str(settings, "held_max_age") != "24h0m0s" {
+		t.Fatalf("default settings: %v", settings)
+	}
+	h.fund(org, "2000")
+	payout := func(merchantID string) string {
+		t.Helper()
+		res := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"` + merchantID + `"`}, kv{"amount", `"500"`}, kv{"phone", `"01755555555"`})})
+		if res.status != 201 {
+			t.Fatalf("withdrawal: %d %s", res.status, res.body)
+		}
+		h.work()
+		return str(res.json, "id")
+	}
+	status := func(id string) string {
+		t.Helper()
+		return str(h.do(org, request{method: "GET", path: "/api/v1/withdraws/" + id, apiKey: org.apiKey}).json, "status")
+	}
+	first := payout("wd-confirm")
+	h.clock.Add(time.Minute)
+	h.device(token, "sms", cashInSMS("500.00", "01755555555", "9,500.00", "BKS1000001", h.clock.Now()))
+	h.work()
+	if s := status(first); s != "processing" {
+		t.Fatalf("withdrawal matched by its SMS, before confirmation: %s", s)
+	}
+	matched := h.admin("payout", "list", "--org", org.id)["payouts"].([]any)
+	if len(matched) != 1 || str(matched[0].(map[string]any), "status") != "matched" || str(matched[0].(map[string]any), "provider_transaction_id") != "BKS1000001" {
+		t.Fatalf("payout list: %v", matched)
+	}
+	h.admin("payout", "confirm", "--withdrawal", first)
+	h.work()
+	if s := status(first); s != "succeeded" {
+		t.Fatalf("confirmed withdrawal: %s", s)
+	}
+
+	// Turned off, the SMS completes the payout alone.
+	if s := h.admin("sms", "settings", "--org", org.id, "--payout-sms-confirm=false", "--held-max", "50"); s["payout_sms_confirm"] != false || s["held_max"] != float64(50) {
+		t.Fatalf("settings: %v", s)
+	}
+	second := payout("wd-auto")
+	h.clock.Add(time.Minute)
+	h.device(token, "sms", cashInSMS("500.00", "01755555555", "9,000.00", "BKS1000002", h.clock.Now()))
+	h.work()
+	if s := status(second); s != "succeeded" {
+		t.Fatalf("withdrawal completed by its SMS: %s", s)
+	}
+
+	// A forgery is held, counted and listed.
+	h.device(token, "sms", cashOutSMS("1.00", "01712345678", "1.00", "FORGED0001", h.clock.Now()))
+	stats := h.admin("sms", "stats", "--org", org.id)
+	if msgs := stats["messages"].(map[string]any); msgs["held"] != float64(1) || msgs["accepted"] != float64(2) {
+		t.Fatalf("sms stats: %v", stats)
+	}
+	if w := stats["wallets"].(map[string]any)[wallet.ID].(map[string]any); w["held"] != float64(1) {
+		t.Fatalf("sms stats of the wallet: %v", stats)
+	}
+	audit := h.admin("audit", "--org", org.id)
+	if !strings.Contains(fmt.Sprint(audit), "sms_device.rotate") || !strings.Contains(fmt.Sprint(audit), "payout.confirm") {
+		t.Fatalf("audit: %v", audit)
 	}
 }

@@ -243,19 +243,30 @@ func testSMSDeviceRoundTrip(t *testing.T, s Store) {
 	wantInternal(t, "device of a missing organization", inboxTry(s, smsinbox.Tx.CreateDevice, newDevice("dev_5", "org_x")))
 	assertEqual(t, byHash(sha("token")), full)
 
-	// Update writes name, last seen and revoked, and nothing else.
+	// Update writes name, token hash and hint (a rotation), last seen and
+	// revoked, and nothing else.
 	full.Name, full.LastSeenAt, full.RevokedAt = "Renamed", ptr(base.Add(2*time.Minute)), nil
+	full.TokenHash, full.TokenHint = sha("rotated"), "zzzz"
 	bare.Name, bare.LastSeenAt, bare.RevokedAt = "Named", ptr(base.Add(3*time.Second)), ptr(base.Add(4*time.Second))
 	inboxWrite(t, s, func(ctx context.Context, tx smsinbox.Tx) error {
 		changed := *full
-		changed.OrganizationID, changed.TokenHash, changed.TokenHint, changed.CreatedAt = "org_2", sha("other"), "zzzz", base.Add(time.Hour)
+		changed.OrganizationID, changed.CreatedAt = "org_2", base.Add(time.Hour)
 		if err := tx.UpdateDevice(ctx, &changed); err != nil {
 			return err
 		}
 		return tx.UpdateDevice(ctx, bare)
 	})
-	assertEqual(t, byHash(sha("token")), full)
+	assertEqual(t, byHash(sha("rotated")), full)
 	assertEqual(t, byHash(bare.TokenHash), bare)
+	// The old token's hash finds nothing: a rotated token stops at once.
+	wantNotFound(t, "GetDeviceByTokenHash(old hash)", s.InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
+		_, err := tx.GetDeviceByTokenHash(ctx, sha("token"))
+		return err
+	}))
+	// Another device's token hash is refused.
+	clash := *bare
+	clash.TokenHash = sha("rotated")
+	wantDuplicate(t, "update to a known token hash", inboxTry(s, smsinbox.Tx.UpdateDevice, &clash))
 	assertEqual(t, list("org_1"), []*smsinbox.Device{full, tie, bare})
 
 	inboxAllNotFound(t, s, inboxCalls{
@@ -760,7 +771,7 @@ func testManualPayouts(t *testing.T, s Store) {
 	failed.CreatedAt, failed.CompletedAt = base.Add(2*time.Second), base.Add(3*time.Second)
 	// The same creation time as queued: after it by key.
 	theirs := newManualPayout("wdr_9", "org_2")
-	theirs.Amount = dec("0.01")
+	theirs.Amount, theirs.Status, theirs.Reference, theirs.SMSID = dec("0.01"), smsinbox.PayoutMatched, "REF0000009", "sms_9"
 	inboxCreate(t, s, smsinbox.Tx.CreateManualPayout, theirs, failed, done, queued)
 
 	for _, want := range []*smsinbox.ManualPayout{queued, done, failed, theirs} {
@@ -790,8 +801,8 @@ func testManualPayouts(t *testing.T, s Store) {
 	}
 	assertEqual(t, list(smsinbox.ListPayoutsParams{}), []*smsinbox.ManualPayout{queued, theirs, done, failed})
 	assertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_1"}), []*smsinbox.ManualPayout{queued, done, failed})
-	assertEqual(t, list(smsinbox.ListPayoutsParams{Status: smsinbox.PayoutQueued}), []*smsinbox.ManualPayout{queued, theirs})
-	assertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_2", Status: smsinbox.PayoutQueued}), []*smsinbox.ManualPayout{theirs})
+	assertEqual(t, list(smsinbox.ListPayoutsParams{Status: smsinbox.PayoutQueued}), []*smsinbox.ManualPayout{queued})
+	assertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_2", Status: smsinbox.PayoutMatched}), []*smsinbox.ManualPayout{theirs})
 	for _, p := range []smsinbox.ListPayoutsParams{
 		{OrganizationID: "org_x"}, {Status: "unknown"}, {OrganizationID: "org_2", Status: smsinbox.PayoutFailed},
 	} {
@@ -800,9 +811,10 @@ func testManualPayouts(t *testing.T, s Store) {
 		}
 	}
 
-	// Update writes status, reference, reason, operator and completed at,
-	// and nothing else; a completion can go back to none.
+	// Update writes status, reference, reason, operator, SMS and completed
+	// at, and nothing else; a completion can go back to none.
 	queued.Status, queued.Reference, queued.Operator, queued.CompletedAt = smsinbox.PayoutSucceeded, "REF0000001", "admin:carol", base.Add(time.Hour)
+	queued.SMSID = "sms_1"
 	failed.Status, failed.Reason, failed.Operator, failed.CompletedAt = smsinbox.PayoutQueued, "", "", time.Time{}
 	inboxWrite(t, s, func(ctx context.Context, tx smsinbox.Tx) error {
 		changed := *queued
@@ -815,7 +827,7 @@ func testManualPayouts(t *testing.T, s Store) {
 	})
 	assertEqual(t, getManualPayout(t, s, "wdr_1"), queued)
 	assertEqual(t, getManualPayout(t, s, "wdr_3"), failed)
-	assertEqual(t, list(smsinbox.ListPayoutsParams{Status: smsinbox.PayoutQueued}), []*smsinbox.ManualPayout{theirs, failed})
+	assertEqual(t, list(smsinbox.ListPayoutsParams{Status: smsinbox.PayoutQueued}), []*smsinbox.ManualPayout{failed})
 	assertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_1", Status: smsinbox.PayoutSucceeded}),
 		[]*smsinbox.ManualPayout{queued, done})
 
@@ -907,4 +919,164 @@ func testConcurrentSameSMS(t *testing.T, s Store) {
 	}), func(m *smsinbox.SMS) string { return m.ID }); len(ids) != 2 {
 		t.Errorf("messages %s stored, want one", ids)
 	}
+}
+
+// Held messages after issue 15: found by the balance they follow, oldest
+// stored first for expiry, and counted.
+
+// heldFollowing is a held message of wal_1 that follows the balances prevs.
+func heldFollowing(id string, received time.Duration, prevs ...string) *smsinbox.SMS {
+	m := newSMS(id, "org_1", "dev_1", "wal_1", smsinbox.StatusHeld, newParsed(smsparse.ChannelBkash, "TRX"+id))
+	m.ReceivedAt, m.CreatedAt = base.Add(received), base.Add(-received)
+	for _, p := range prevs {
+		m.PrevBalances = append(m.PrevBalances, dec(p))
+	}
+	return m
+}
+
+func testListHeldSMSFollowing(t *testing.T, s Store) {
+	mustInboxFixture(t, s)
+	a := heldFollowing("sms_a", 3*time.Second, "1000")
+	// Equal values whatever their scale: 1000.00 is 1000.
+	b := heldFollowing("sms_b", time.Second, "999.39", "1000.00")
+	c := heldFollowing("sms_c", 2*time.Second, "1000.5")
+	legacy := heldFollowing("sms_l", 4*time.Second) // stored before PrevBalances: read until it leaves held
+	accepted := heldFollowing("sms_d", 0, "1000")
+	accepted.Status = smsinbox.StatusAccepted
+	otherWallet := heldFollowing("sms_e", 0, "1000")
+	otherWallet.WalletID = "wal_2"
+	inboxCreate(t, s, smsinbox.Tx.CreateSMS, a, b, c, legacy, accepted, otherWallet)
+
+	following := func(balance string) []*smsinbox.SMS {
+		t.Helper()
+		return inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) ([]*smsinbox.SMS, error) {
+			return tx.ListHeldSMSFollowing(ctx, "wal_1", dec(balance))
+		})
+	}
+	assertEqual(t, following("1000.00"), []*smsinbox.SMS{b, a, legacy})
+	assertEqual(t, following("999.39"), []*smsinbox.SMS{b, legacy})
+	assertEqual(t, following("1000.50"), []*smsinbox.SMS{c, legacy})
+	assertEqual(t, following("1"), []*smsinbox.SMS{legacy})
+	// Expired, a message is followed no more.
+	legacy.Status, b.Status = smsinbox.StatusExpired, smsinbox.StatusConflict
+	inboxWrite(t, s, func(ctx context.Context, tx smsinbox.Tx) error {
+		if err := tx.UpdateSMS(ctx, legacy); err != nil {
+			return err
+		}
+		return tx.UpdateSMS(ctx, b)
+	})
+	assertEqual(t, following("1000"), []*smsinbox.SMS{a})
+	if got := following("1"); len(got) != 0 {
+		t.Errorf("ListHeldSMSFollowing(1) = %d messages", len(got))
+	}
+
+	oldest := func(before time.Time, limit int) []*smsinbox.SMS {
+		t.Helper()
+		return inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) ([]*smsinbox.SMS, error) {
+			return tx.ListOldestHeldSMS(ctx, "wal_1", before, limit)
+		})
+	}
+	// By when stored (CreatedAt), not received: a before c; before is
+	// exclusive.
+	assertEqual(t, oldest(base, 10), []*smsinbox.SMS{a, c})
+	assertEqual(t, oldest(base, 1), []*smsinbox.SMS{a})
+	assertEqual(t, oldest(c.CreatedAt, 10), []*smsinbox.SMS{a})
+	if got := oldest(a.CreatedAt, 10); len(got) != 0 {
+		t.Errorf("ListOldestHeldSMS(before the oldest) = %d messages", len(got))
+	}
+}
+
+// The counts follow every insert and status change, per wallet ("" for
+// none) and status, within the organization.
+func testSMSCounts(t *testing.T, s Store) {
+	mustInboxFixture(t, s)
+	h1 := heldFollowing("sms_1", 0, "1")
+	h2 := heldFollowing("sms_2", time.Second, "2")
+	unparsed := newSMS("sms_3", "org_1", "dev_1", "", smsinbox.StatusUnparsed, nil)
+	theirs := newSMS("sms_9", "org_2", "dev_9", "wal_9", smsinbox.StatusHeld, newParsed(smsparse.ChannelBkash, "TRX9"))
+	inboxCreate(t, s, smsinbox.Tx.CreateSMS, h1, h2, unparsed, theirs)
+	// A refused insert counts nothing.
+	dup := newSMS("sms_4", "org_1", "dev_1", "wal_1", smsinbox.StatusHeld, nil)
+	dup.Fingerprint = h1.Fingerprint
+	wantDuplicate(t, "a second original", inboxTry(s, smsinbox.Tx.CreateSMS, dup))
+	h1.Status = smsinbox.StatusAccepted
+	h2.Status, h2.Reason = smsinbox.StatusHeld, "reason only" // no status change
+	inboxWrite(t, s, func(ctx context.Context, tx smsinbox.Tx) error {
+		if err := tx.UpdateSMS(ctx, h1); err != nil {
+			return err
+		}
+		return tx.UpdateSMS(ctx, h2)
+	})
+	counts := func(orgID string) []smsinbox.SMSCount {
+		t.Helper()
+		return inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) ([]smsinbox.SMSCount, error) {
+			return tx.ListSMSCounts(ctx, orgID)
+		})
+	}
+	assertEqual(t, counts("org_1"), []smsinbox.SMSCount{
+		{WalletID: "", Status: smsinbox.StatusUnparsed, Count: 1},
+		{WalletID: "wal_1", Status: smsinbox.StatusAccepted, Count: 1},
+		{WalletID: "wal_1", Status: smsinbox.StatusHeld, Count: 1},
+	})
+	assertEqual(t, counts("org_2"), []smsinbox.SMSCount{{WalletID: "wal_9", Status: smsinbox.StatusHeld, Count: 1}})
+	if got := counts("org_x"); len(got) != 0 {
+		t.Errorf("counts of org_x: %v", got)
+	}
+	for _, c := range []struct {
+		org, wallet, status string
+		want                int
+	}{
+		{"org_1", "wal_1", smsinbox.StatusHeld, 1},
+		{"org_1", "wal_1", smsinbox.StatusExpired, 0},
+		{"org_1", "", smsinbox.StatusUnparsed, 1},
+		{"org_2", "wal_1", smsinbox.StatusHeld, 0},
+	} {
+		got := inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) (int, error) {
+			return tx.CountSMS(ctx, c.org, c.wallet, c.status)
+		})
+		if got != c.want {
+			t.Errorf("CountSMS(%s, %q, %s) = %d, want %d", c.org, c.wallet, c.status, got, c.want)
+		}
+	}
+	// A rolled-back change counts nothing.
+	err := s.InboxTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
+		h2.Status = smsinbox.StatusExpired
+		if err := tx.UpdateSMS(ctx, h2); err != nil {
+			return err
+		}
+		return errors.New("stop")
+	})
+	if err == nil {
+		t.Fatal("rollback: no error")
+	}
+	assertEqual(t, counts("org_1")[2], smsinbox.SMSCount{WalletID: "wal_1", Status: smsinbox.StatusHeld, Count: 1})
+}
+
+func testSMSSettings(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1", "org_2")
+	get := func(orgID string) (*smsinbox.Settings, error) {
+		var out *smsinbox.Settings
+		err := s.InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
+			var err error
+			out, err = tx.GetSettings(ctx, orgID)
+			return err
+		})
+		return out, err
+	}
+	if _, err := get("org_1"); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("settings never set: %v", err)
+	}
+	one := &smsinbox.Settings{OrganizationID: "org_1", PayoutSMSConfirm: true, HeldMax: 1000, HeldMaxAge: 24 * time.Hour, UpdatedAt: base}
+	two := &smsinbox.Settings{OrganizationID: "org_2", HeldMax: 5, HeldMaxAge: 90 * time.Second, UpdatedAt: base}
+	inboxCreate(t, s, smsinbox.Tx.PutSettings, one, two)
+	one.PayoutSMSConfirm, one.HeldMax, one.HeldMaxAge, one.UpdatedAt = false, 7, time.Hour+time.Microsecond, base.Add(time.Minute)
+	inboxCreate(t, s, smsinbox.Tx.PutSettings, one)
+	for _, want := range []*smsinbox.Settings{one, two} {
+		got, err := get(want.OrganizationID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertEqual(t, got, want)
+	}
+	wantInternal(t, "settings of a missing organization", inboxTry(s, smsinbox.Tx.PutSettings, &smsinbox.Settings{OrganizationID: "org_x", UpdatedAt: base}))
 }

@@ -139,17 +139,16 @@ func (p *Provider) AddDevice(ctx context.Context, params AddDeviceParams) (*Devi
 	if len(params.WalletIDs) == 0 {
 		return nil, engine.Invalid("wallet", "name at least one wallet whose SMS the device receives")
 	}
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
+	token, err := newToken()
+	if err != nil {
 		return nil, err
 	}
-	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
 	now := p.now()
 	creds := &DeviceCredentials{Token: token, Device: &Device{
 		ID: engine.NewID(PrefixDevice, now), OrganizationID: params.OrganizationID, Name: name,
 		TokenHash: hashToken(token), TokenHint: token[len(token)-4:], CreatedAt: now,
 	}}
-	err := p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
+	err = p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
 		if _, err := tx.LockOrganization(ctx, params.OrganizationID); err != nil {
 			return notFound(err, "organization")
 		}
@@ -328,6 +327,15 @@ func (p *Provider) setLive(ctx context.Context, tx Tx, d *Device, until time.Tim
 	return tx.SetWalletsLiveUntil(ctx, ids, &until)
 }
 
+// newToken returns a new device token: 32 random bytes.
+func newToken() (string, error) {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return "", err
+	}
+	return TokenPrefix + base64.RawURLEncoding.EncodeToString(secret), nil
+}
+
 func hashToken(token string) []byte {
 	h := sha256.Sum256([]byte(token))
 	return h[:]
@@ -469,15 +477,26 @@ func (p *Provider) ingest(ctx context.Context, tx Tx, dev *Device, in Incoming, 
 	if chain == nil {
 		return record(StatusNoWallet, "the device proves no "+channel+" wallet")
 	}
-	m.WalletID = chain.WalletID
+	m.WalletID, m.PrevBalances = chain.WalletID, PreviousBalances(parsed)
 	if chain, err = tx.LockChain(ctx, chain.OrganizationID, chain.WalletID); err != nil {
+		return nil, nil, err
+	}
+	settings, err := p.settings(ctx, tx, chain.OrganizationID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.expireOld(ctx, tx, chain, settings, now); err != nil {
 		return nil, nil, err
 	}
 	if prover, err := provenBy(ctx, tx, m); err != nil || prover != "" {
 		if err != nil {
 			return nil, nil, err
 		}
-		return record(StatusConflict, "transaction "+parsed.TransactionID+" is already proven by "+prover+", with other text")
+		if _, _, err := record(StatusConflict, "transaction "+parsed.TransactionID+" is already proven by "+prover+", with other text"); err != nil {
+			return nil, nil, err
+		}
+		p.alarm(ctx, "conflict: another text carries a proven transaction ID; see payd admin sms list --status conflict", m)
+		return m, nil, nil
 	}
 	reason := "no balance is known for the wallet yet: anchor it (payd admin sms anchor)"
 	if chain.Balance.Valid {
@@ -487,13 +506,19 @@ func (p *Provider) ingest(ctx context.Context, tx Tx, dev *Device, in Incoming, 
 	if _, _, err := record(StatusHeld, reason); err != nil {
 		return nil, nil, err
 	}
-	proven, err := p.extendChain(ctx, tx, chain, now)
+	proven, err := p.extendChain(ctx, tx, chain, settings, now)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, pm := range proven {
 		if pm.ID == m.ID {
 			m.Status, m.Reason = pm.Status, pm.Reason
+		}
+	}
+	if m.Status == StatusHeld {
+		p.alarm(ctx, "held: its balance does not continue the wallet's chain (out of order, or forged); see payd admin sms list --status held", m)
+		if err := p.capHeld(ctx, tx, chain, settings, now); err != nil {
+			return nil, nil, err
 		}
 	}
 	return m, proven, nil
@@ -518,18 +543,26 @@ func provenBy(ctx context.Context, tx Tx, m *SMS) (string, error) {
 // chain whose balance follows its last known one, and returns them. Two
 // messages that both follow the same balance cannot both be genuine: both
 // become conflicts and the chain waits for the operator.
-func (p *Provider) extendChain(ctx context.Context, tx Tx, c *Chain, now time.Time) ([]*SMS, error) {
+func (p *Provider) extendChain(ctx context.Context, tx Tx, c *Chain, s *Settings, now time.Time) ([]*SMS, error) {
 	var accepted []*SMS
 	for c.Balance.Valid {
-		held, err := tx.ListHeldSMS(ctx, c.WalletID)
+		held, err := tx.ListHeldSMSFollowing(ctx, c.WalletID, c.Balance.Decimal)
 		if err != nil {
 			return nil, err
 		}
 		var next []*SMS
 		for _, m := range held {
-			if follows(c.Balance.Decimal, m.Parsed) {
-				next = append(next, m)
+			if !follows(c.Balance.Decimal, m.Parsed) {
+				continue
 			}
+			if m.CreatedAt.Before(now.Add(-s.HeldMaxAge)) {
+				if err := expire(ctx, tx, m, fmt.Sprintf("held for more than %s without continuing the wallet's chain", s.HeldMaxAge), now); err != nil {
+					return nil, err
+				}
+				p.alarm(ctx, "held message expired before the chain reached it; see payd admin sms list --status expired", m)
+				continue
+			}
+			next = append(next, m)
 		}
 		if len(next) == 0 {
 			break
@@ -545,8 +578,8 @@ func (p *Provider) extendChain(ctx context.Context, tx Tx, c *Chain, now time.Ti
 				if err := tx.UpdateSMS(ctx, m); err != nil {
 					return nil, err
 				}
+				p.alarm(ctx, "conflict: the balance chain forks; anchor the wallet after checking the phone", m, "messages", ids)
 			}
-			p.logger.Warn("sms inbox: balance chain forks; anchor the wallet after checking the phone", "wallet", c.WalletID, "messages", ids)
 			break
 		}
 		m := next[0]
@@ -560,6 +593,7 @@ func (p *Provider) extendChain(ctx context.Context, tx Tx, c *Chain, now time.Ti
 			if err := tx.UpdateSMS(ctx, m); err != nil {
 				return nil, err
 			}
+			p.alarm(ctx, "conflict: another text carries a proven transaction ID; see payd admin sms list --status conflict", m)
 			continue
 		}
 		m.Status, m.Reason = StatusAccepted, ""
@@ -618,8 +652,10 @@ var sentKinds = map[string]bool{smsparse.KindSendMoney: true, smsparse.KindCashI
 
 // settleSentPayouts completes the queued payouts that just-proven debits
 // show the operator sent: same organization, method (the channel), account
-// and amount. A debit that fits several queued payouts settles none: which
-// one was sent is the operator's to say.
+// and amount, sent after the payout was queued (payoutFits). A debit that
+// fits several queued payouts settles none: which one was sent is the
+// operator's to say. An organization that wants it (Settings) has the
+// operator confirm: the payout is then only matched.
 func (p *Provider) settleSentPayouts(ctx context.Context, tx Tx, proven []*SMS, now time.Time) ([]*ManualPayout, error) {
 	var paid []*ManualPayout
 	for _, m := range proven {
@@ -632,7 +668,7 @@ func (p *Provider) settleSentPayouts(ctx context.Context, tx Tx, proven []*SMS, 
 		}
 		var fits []*ManualPayout
 		for _, mp := range queued {
-			if mp.Method == m.Channel && mp.Account == m.Parsed.Counterparty && mp.Amount.Equal(m.Parsed.Amount) {
+			if payoutFits(mp, m) {
 				fits = append(fits, mp)
 			}
 		}
@@ -650,12 +686,24 @@ func (p *Provider) settleSentPayouts(ctx context.Context, tx Tx, proven []*SMS, 
 		if mp.Status != PayoutQueued {
 			continue
 		}
-		mp.Status, mp.Reference, mp.Operator, mp.CompletedAt = PayoutSucceeded, m.Parsed.TransactionID, "sms "+m.ID, now
+		s, err := p.settings(ctx, tx, mp.OrganizationID)
+		if err != nil {
+			return nil, err
+		}
+		action := AuditPayoutComplete
+		mp.Reference, mp.SMSID = m.Parsed.TransactionID, m.ID
+		if s.PayoutSMSConfirm {
+			action, mp.Status = AuditPayoutMatch, PayoutMatched
+			p.logger.InfoContext(ctx, "sms inbox: a sent payment matches a queued payout; confirm it with payd admin payout confirm",
+				"organization", mp.OrganizationID, "withdrawal", mp.IdempotencyKey, "sms", m.ID)
+		} else {
+			mp.Status, mp.Operator, mp.CompletedAt = PayoutSucceeded, "sms "+m.ID, now
+		}
 		if err := tx.UpdateManualPayout(ctx, mp); err != nil {
 			return nil, err
 		}
 		err = tx.AppendAudit(ctx, &engine.AuditEntry{
-			ID: engine.NewID(engine.PrefixAudit, now), Actor: "smsinbox", Action: AuditPayoutComplete,
+			ID: engine.NewID(engine.PrefixAudit, now), Actor: "smsinbox", Action: action,
 			OrganizationID: mp.OrganizationID, Subject: mp.IdempotencyKey, CreatedAt: now,
 			Details: map[string]string{
 				"provider_transaction_id": mp.Reference, "sms": m.ID,
@@ -665,7 +713,9 @@ func (p *Provider) settleSentPayouts(ctx context.Context, tx Tx, proven []*SMS, 
 		if err != nil {
 			return nil, err
 		}
-		paid = append(paid, mp)
+		if mp.Status == PayoutSucceeded {
+			paid = append(paid, mp)
+		}
 	}
 	return paid, nil
 }
@@ -691,7 +741,14 @@ func (p *Provider) Anchor(ctx context.Context, orgID, walletID string, balance d
 		if err := tx.UpdateChain(ctx, c); err != nil {
 			return err
 		}
-		if proven, err = p.extendChain(ctx, tx, c, now); err != nil {
+		s, err := p.settings(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		if err := p.expireOld(ctx, tx, c, s, now); err != nil {
+			return err
+		}
+		if proven, err = p.extendChain(ctx, tx, c, s, now); err != nil {
 			return err
 		}
 		if paid, err = p.settleSentPayouts(ctx, tx, proven, now); err != nil {
@@ -815,8 +872,9 @@ func (p *Provider) GetPayout(ctx context.Context, key string) (*engine.Payout, e
 
 func (mp *ManualPayout) enginePayout() *engine.Payout {
 	out := mp.Payout
-	if out.Status == PayoutQueued {
-		out.Status = engine.PayoutPending
+	if out.Status == PayoutQueued || out.Status == PayoutMatched {
+		// A match is the operator's to confirm: the engine sees nothing yet.
+		out.Status, out.Reference = engine.PayoutPending, ""
 	}
 	return &out
 }
@@ -862,13 +920,14 @@ func (p *Provider) finishPayout(ctx context.Context, key, status, ref, reason st
 		if mp, err = tx.LockManualPayout(ctx, key); err != nil {
 			return notFound(err, "payout")
 		}
-		if mp.Status != PayoutQueued {
+		if mp.Status != PayoutQueued && mp.Status != PayoutMatched {
 			if mp.Status == status && mp.Reference == ref && mp.Reason == reason {
 				return nil // recorded already
 			}
 			return engine.Errorf(engine.CodeConflict, "payout %s is already %s", key, mp.Status)
 		}
-		mp.Status, mp.Reference, mp.Reason = status, ref, reason
+		// The operator's own record replaces an SMS's match.
+		mp.Status, mp.Reference, mp.Reason, mp.SMSID = status, ref, reason, ""
 		mp.Operator, mp.CompletedAt = engine.ActorFrom(ctx), p.now()
 		if err := tx.UpdateManualPayout(ctx, mp); err != nil {
 			return err

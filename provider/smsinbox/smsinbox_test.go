@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -22,7 +23,7 @@ var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 var dhaka = time.FixedZone("Asia/Dhaka", 6*60*60)
 
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	clock  *clock.Mock
 	inbox  *smsinbox.Provider
@@ -34,14 +35,28 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{t: t, ctx: context.Background(), clock: clock.NewMock()}
-	f.clock.Set(t0)
-	store, err := sqlite.Open(f.ctx, filepath.Join(t.TempDir(), "payd.db"))
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	if f.inbox, err = smsinbox.New(smsinbox.Config{Store: store, Clock: f.clock, Silence: 5 * time.Minute}); err != nil {
+	return newFixtureOn(t, store, nil)
+}
+
+// inboxStore is a store the provider runs on.
+type inboxStore interface {
+	engine.Store
+	smsinbox.Store
+}
+
+// newFixtureOn is newFixture on store, logging to logger (nil: the
+// default).
+func newFixtureOn(t testing.TB, store inboxStore, logger *slog.Logger) *fixture {
+	t.Helper()
+	f := &fixture{t: t, ctx: context.Background(), clock: clock.NewMock()}
+	f.clock.Set(t0)
+	var err error
+	if f.inbox, err = smsinbox.New(smsinbox.Config{Store: store, Clock: f.clock, Silence: 5 * time.Minute, Logger: logger}); err != nil {
 		t.Fatal(err)
 	}
 	keyring, _ := engine.NewKeyring(make([]byte, engine.MasterKeySize))
@@ -354,6 +369,7 @@ func cashIn(amount, to, balance, trxID string) smsinbox.Incoming {
 // payout it fits; a send that fits several, or is not proven, completes none.
 func TestSentPayoutSettledBySMS(t *testing.T) {
 	f := newFixture(t)
+	f.settings(smsinbox.SettingsUpdate{PayoutSMSConfirm: ptr(false)})
 	f.anchor("10000")
 	queue := func(key, account, amount string) {
 		t.Helper()

@@ -33,7 +33,8 @@ type Tx interface {
 	// LockDevice returns engine.ErrNotFound unless id is a device of
 	// organizationID.
 	LockDevice(ctx context.Context, organizationID, id string) (*Device, error)
-	// UpdateDevice writes name, last_seen_at and revoked_at.
+	// UpdateDevice writes name, token hash and hint, last_seen_at and
+	// revoked_at. Returns engine.ErrDuplicate if the token hash exists.
 	UpdateDevice(ctx context.Context, d *Device) error
 	// ListDevices returns an organization's devices, oldest first.
 	ListDevices(ctx context.Context, organizationID string) ([]*Device, error)
@@ -66,6 +67,25 @@ type Tx interface {
 	ListSMSByTransactionID(ctx context.Context, organizationID, channel, transactionID string) ([]*SMS, error)
 	// ListHeldSMS returns a wallet's held messages, oldest received first.
 	ListHeldSMS(ctx context.Context, walletID string) ([]*SMS, error)
+	// ListHeldSMSFollowing returns a wallet's held messages one of whose
+	// PrevBalances equals balance, and those stored without PrevBalances,
+	// oldest received first: from an index, whatever else is held.
+	ListHeldSMSFollowing(ctx context.Context, walletID string, balance decimal.Decimal) ([]*SMS, error)
+	// ListOldestHeldSMS returns up to limit of a wallet's held messages
+	// stored (CreatedAt) before before, oldest first.
+	ListOldestHeldSMS(ctx context.Context, walletID string, before time.Time, limit int) ([]*SMS, error)
+	// CountSMS returns how many messages of a wallet ("" for those of no
+	// wallet) are in a status now, from a maintained count.
+	CountSMS(ctx context.Context, organizationID, walletID, status string) (int, error)
+	// ListSMSCounts returns the maintained counts of an organization's
+	// messages, per wallet and status, omitting zeros, by wallet and status.
+	ListSMSCounts(ctx context.Context, organizationID string) ([]SMSCount, error)
+
+	// GetSettings returns an organization's inbox settings, or
+	// engine.ErrNotFound if it has never set any.
+	GetSettings(ctx context.Context, organizationID string) (*Settings, error)
+	// PutSettings inserts or replaces an organization's settings.
+	PutSettings(ctx context.Context, s *Settings) error
 	// ListSMS returns the messages matching p, newest first, each with the
 	// attempt its transaction ID was submitted to, if any.
 	ListSMS(ctx context.Context, p ListSMSParams) ([]*SMS, error)
@@ -77,7 +97,7 @@ type Tx interface {
 	GetManualPayout(ctx context.Context, idempotencyKey string) (*ManualPayout, error)
 	// LockManualPayout is GetManualPayout with the row locked.
 	LockManualPayout(ctx context.Context, idempotencyKey string) (*ManualPayout, error)
-	// UpdateManualPayout writes status, reference, reason, operator and
+	// UpdateManualPayout writes status, reference, reason, operator, SMS and
 	// completed_at.
 	UpdateManualPayout(ctx context.Context, p *ManualPayout) error
 	// ListManualPayouts returns the payouts matching p, oldest first.
@@ -132,7 +152,33 @@ const (
 	StatusUntrustedSender = "untrusted_sender"
 	// StatusNoWallet: parsed, but the device proves no wallet on its channel.
 	StatusNoWallet = "no_wallet"
+	// StatusExpired: was held longer than the organization's HeldMaxAge, or
+	// was the oldest of more than HeldMax held messages of its wallet: it no
+	// longer continues a chain.
+	StatusExpired = "expired"
 )
+
+// SMSCount is how many messages of a wallet are in a status.
+type SMSCount struct {
+	// WalletID is "" for messages of no wallet.
+	WalletID string
+	Status   string
+	Count    int
+}
+
+// Settings are an organization's inbox settings.
+type Settings struct {
+	OrganizationID string
+	// PayoutSMSConfirm: a queued payout that a proven SMS matches waits, as
+	// PayoutMatched, for an operator's confirmation instead of completing.
+	PayoutSMSConfirm bool
+	// HeldMax is how many held messages a wallet keeps; beyond it the
+	// oldest expire.
+	HeldMax int
+	// HeldMaxAge is how long a message stays held before it expires.
+	HeldMaxAge time.Duration
+	UpdatedAt  time.Time
+}
 
 // SMS is a message a device forwarded, with what payd made of it.
 type SMS struct {
@@ -153,9 +199,12 @@ type SMS struct {
 	// Channel is the sender's channel; "" for an untrusted sender.
 	Channel string
 	// Parsed is nil when the body was not parsed.
-	Parsed    *smsparse.Message
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Parsed *smsparse.Message
+	// PrevBalances are the chain balances the message continues
+	// (PreviousBalances of Parsed), at most two; nil when not parsed.
+	PrevBalances []decimal.Decimal
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 	// Match is the verification attempt of the message's transaction ID;
 	// set by ListSMS only, nil if no deposit claimed it.
 	Match *Match
@@ -179,7 +228,10 @@ type ListSMSParams struct {
 
 // Statuses of a manual payout.
 const (
-	PayoutQueued    = "queued"
+	PayoutQueued = "queued"
+	// PayoutMatched: a proven SMS matched it, and the organization wants an
+	// operator to confirm (Settings.PayoutSMSConfirm). Pending to the engine.
+	PayoutMatched   = "matched"
 	PayoutSucceeded = engine.PayoutSucceeded
 	PayoutFailed    = engine.PayoutFailed
 )
@@ -192,6 +244,8 @@ type ManualPayout struct {
 	OrganizationID string
 	// Operator is who recorded the outcome.
 	Operator string
+	// SMSID is the message that matched or completed it; "" if none.
+	SMSID string
 }
 
 // ListPayoutsParams filters ListManualPayouts. Empty strings match all.

@@ -6,8 +6,8 @@ import (
 	"github.com/payd-engine/payd/engine"
 )
 
-// SMSView is a message as the ingest endpoint answers it and the admin CLI
-// lists it. Parse results are null for a message that was not parsed.
+// SMSView is a message as the admin CLI lists it (never a device: see
+// transport.Devices). Parse results are null for a message that was not parsed.
 type SMSView struct {
 	ID            string     `json:"id"`
 	DeviceID      string     `json:"device_id"`
@@ -119,8 +119,10 @@ type PayoutView struct {
 	ProviderTransactionID *string `json:"provider_transaction_id"`
 	Reason                *string `json:"reason"`
 	Operator              *string `json:"operator"`
-	QueuedAt              string  `json:"queued_at"`
-	CompletedAt           *string `json:"completed_at"`
+	// SMS is the message that matched or completed the payout.
+	SMS         *string `json:"sms_id"`
+	QueuedAt    string  `json:"queued_at"`
+	CompletedAt *string `json:"completed_at"`
 }
 
 // NewPayoutView returns the admin shape of a manual payout.
@@ -128,7 +130,7 @@ func NewPayoutView(p *ManualPayout) PayoutView {
 	v := PayoutView{
 		WithdrawalID: p.IdempotencyKey, OrganizationID: p.OrganizationID, PaymentMethod: p.Method,
 		Account: p.Account, Amount: engine.FormatAmount(p.Amount), Status: p.Status,
-		ProviderTransactionID: opt(p.Reference), Reason: opt(p.Reason), Operator: opt(p.Operator),
+		ProviderTransactionID: opt(p.Reference), Reason: opt(p.Reason), Operator: opt(p.Operator), SMS: opt(p.SMSID),
 		QueuedAt: engine.FormatTime(p.CreatedAt),
 	}
 	if !p.CompletedAt.IsZero() {

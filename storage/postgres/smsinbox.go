@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -63,8 +64,8 @@ func (t *tx) LockDevice(ctx context.Context, organizationID, id string) (*smsinb
 }
 
 func (t *tx) UpdateDevice(ctx context.Context, d *smsinbox.Device) error {
-	return t.exec(ctx, `UPDATE sms_devices SET name = $1, last_seen_at = $2, revoked_at = $3 WHERE id = $4`,
-		d.Name, nullTime(d.LastSeenAt), nullTime(d.RevokedAt), d.ID)
+	return t.exec(ctx, `UPDATE sms_devices SET name = $1, token_hash = $2, token_hint = $3, last_seen_at = $4, revoked_at = $5
+		WHERE id = $6`, d.Name, d.TokenHash, d.TokenHint, nullTime(d.LastSeenAt), nullTime(d.RevokedAt), d.ID)
 }
 
 func (t *tx) ListDevices(ctx context.Context, organizationID string) ([]*smsinbox.Device, error) {
@@ -129,7 +130,7 @@ func (t *tx) SetWalletsLiveUntil(ctx context.Context, walletIDs []string, until 
 
 const smsColumns = `id, organization_id, device_id, wallet_id, sender, body, fingerprint, received_at,
 	status, reason, duplicate_of, channel, kind, credit, amount, fee, commission, counterparty,
-	transaction_id, occurred_at, balance, reference, created_at, updated_at`
+	transaction_id, occurred_at, balance, reference, created_at, updated_at, prev_balance, prev_balance_alt`
 
 // smsColumnsM is smsColumns of the alias m.
 var smsColumnsM = func() string {
@@ -145,13 +146,19 @@ func scanSMS(row scanner, extra ...any) (*smsinbox.SMS, error) {
 	var p smsparse.Message
 	var amount, fee, commission, balance decimal.NullDecimal
 	var occurred *time.Time
+	var prev, prevAlt decimal.NullDecimal
 	dest := []any{&m.ID, &m.OrganizationID, &m.DeviceID, &m.WalletID, &m.Sender, &m.Body, bytesCol{&m.Fingerprint},
 		timeCol{&m.ReceivedAt}, &m.Status, &m.Reason, &m.DuplicateOf, &m.Channel, &p.Kind, &p.Credit,
 		&amount, &fee, &commission, &p.Counterparty,
 		&p.TransactionID, nullTimeCol{&occurred}, &balance, &p.Reference,
-		timeCol{&m.CreatedAt}, timeCol{&m.UpdatedAt}}
+		timeCol{&m.CreatedAt}, timeCol{&m.UpdatedAt}, &prev, &prevAlt}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, interpretError(err)
+	}
+	for _, b := range []decimal.NullDecimal{prev, prevAlt} {
+		if b.Valid {
+			m.PrevBalances = append(m.PrevBalances, b.Decimal)
+		}
 	}
 	if p.Kind != "" {
 		p.Channel = m.Channel
@@ -178,12 +185,19 @@ func (t *tx) CreateSMS(ctx context.Context, m *smsinbox.SMS) error {
 		commission, balance = decimal.NewNullDecimal(p.Commission), decimal.NewNullDecimal(p.Balance)
 		occurred = &p.Time
 	}
-	return t.insert(ctx, "sms "+m.ID, `INSERT INTO sms_messages (`+smsColumns+`) VALUES (`+params(24)+`)`,
+	var prev, prevAlt decimal.NullDecimal
+	if len(m.PrevBalances) > 0 {
+		prev = decimal.NewNullDecimal(m.PrevBalances[0])
+	}
+	if len(m.PrevBalances) > 1 {
+		prevAlt = decimal.NewNullDecimal(m.PrevBalances[1])
+	}
+	return t.insert(ctx, "sms "+m.ID, `INSERT INTO sms_messages (`+smsColumns+`) VALUES (`+params(26)+`)`,
 		m.ID, m.OrganizationID, m.DeviceID, m.WalletID, m.Sender, m.Body, m.Fingerprint, m.ReceivedAt,
 		m.Status, m.Reason, m.DuplicateOf, m.Channel, p.Kind, p.Credit,
 		amount, fee, commission, p.Counterparty,
 		p.TransactionID, nullTime(occurred), balance, p.Reference,
-		m.CreatedAt, m.UpdatedAt)
+		m.CreatedAt, m.UpdatedAt, prev, prevAlt)
 }
 
 func (t *tx) UpdateSMS(ctx context.Context, m *smsinbox.SMS) error {
@@ -230,6 +244,76 @@ func (t *tx) ListSMS(ctx context.Context, p smsinbox.ListSMSParams) ([]*smsinbox
 		f.where()+` ORDER BY m.created_at DESC, m.id DESC`+f.limit(p.Limit), f.args...)
 }
 
+// ListHeldSMSFollowing walks sms_messages_follows, _follows_alt and
+// _held_legacy.
+func (t *tx) ListHeldSMSFollowing(ctx context.Context, walletID string, balance decimal.Decimal) ([]*smsinbox.SMS, error) {
+	return queryList(ctx, t, scanSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
+			WHERE wallet_id = $1 AND status = 'held' AND prev_balance = $2
+		UNION SELECT `+smsColumns+` FROM sms_messages
+			WHERE wallet_id = $1 AND status = 'held' AND prev_balance_alt = $2
+		UNION SELECT `+smsColumns+` FROM sms_messages
+			WHERE wallet_id = $1 AND status = 'held' AND prev_balance IS NULL
+		ORDER BY received_at, id`, walletID, balance)
+}
+
+func (t *tx) ListOldestHeldSMS(ctx context.Context, walletID string, before time.Time, limit int) ([]*smsinbox.SMS, error) {
+	return queryList(ctx, t, scanSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
+		WHERE wallet_id = $1 AND status = 'held' AND created_at < $2
+		ORDER BY created_at, id LIMIT $3`, walletID, before, limit)
+}
+
+func (t *tx) CountSMS(ctx context.Context, organizationID, walletID, status string) (int, error) {
+	var n int
+	err := t.tx.QueryRow(ctx, `SELECT count FROM sms_message_counts
+		WHERE organization_id = $1 AND wallet_id = $2 AND status = $3`, organizationID, walletID, status).Scan(&n)
+	if err = interpretError(err); errors.Is(err, engine.ErrNotFound) {
+		return 0, nil
+	}
+	return n, err
+}
+
+func (t *tx) ListSMSCounts(ctx context.Context, organizationID string) ([]smsinbox.SMSCount, error) {
+	rows, err := t.tx.Query(ctx, `SELECT wallet_id, status, count FROM sms_message_counts
+		WHERE organization_id = $1 AND count <> 0 ORDER BY wallet_id, status`, organizationID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []smsinbox.SMSCount
+	for rows.Next() {
+		var c smsinbox.SMSCount
+		if err := rows.Scan(&c.WalletID, &c.Status, &c.Count); err != nil {
+			return nil, interpretError(err)
+		}
+		out = append(out, c)
+	}
+	return out, interpretError(rows.Err())
+}
+
+// Settings.
+
+func (t *tx) GetSettings(ctx context.Context, organizationID string) (*smsinbox.Settings, error) {
+	var s smsinbox.Settings
+	var age int64
+	err := t.tx.QueryRow(ctx, `SELECT organization_id, payout_sms_confirm, held_max, held_max_age, updated_at
+		FROM sms_settings WHERE organization_id = $1`, organizationID).
+		Scan(&s.OrganizationID, &s.PayoutSMSConfirm, &s.HeldMax, &age, timeCol{&s.UpdatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	s.HeldMaxAge = time.Duration(age) * time.Microsecond
+	return &s, nil
+}
+
+func (t *tx) PutSettings(ctx context.Context, s *smsinbox.Settings) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO sms_settings
+		(organization_id, payout_sms_confirm, held_max, held_max_age, updated_at) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (organization_id) DO UPDATE SET payout_sms_confirm = excluded.payout_sms_confirm,
+			held_max = excluded.held_max, held_max_age = excluded.held_max_age, updated_at = excluded.updated_at`,
+		s.OrganizationID, s.PayoutSMSConfirm, s.HeldMax, s.HeldMaxAge.Microseconds(), s.UpdatedAt)
+	return interpretError(err)
+}
+
 func scanSMSPlain(row scanner) (*smsinbox.SMS, error) { return scanSMS(row) }
 
 func scanSMSWithMatch(row scanner) (*smsinbox.SMS, error) {
@@ -247,12 +331,12 @@ func scanSMSWithMatch(row scanner) (*smsinbox.SMS, error) {
 // Manual payouts.
 
 const manualPayoutColumns = `idempotency_key, organization_id, method, account, amount, status, reference,
-	reason, operator, created_at, completed_at`
+	reason, operator, created_at, completed_at, sms_id`
 
 func scanManualPayout(row scanner) (*smsinbox.ManualPayout, error) {
 	var p smsinbox.ManualPayout
 	err := row.Scan(&p.IdempotencyKey, &p.OrganizationID, &p.Method, &p.Account, &p.Amount,
-		&p.Status, &p.Reference, &p.Reason, &p.Operator, timeCol{&p.CreatedAt}, timeCol{&p.CompletedAt})
+		&p.Status, &p.Reference, &p.Reason, &p.Operator, timeCol{&p.CreatedAt}, timeCol{&p.CompletedAt}, &p.SMSID)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -263,9 +347,9 @@ func scanManualPayout(row scanner) (*smsinbox.ManualPayout, error) {
 // ErrDuplicate.
 func (t *tx) CreateManualPayout(ctx context.Context, p *smsinbox.ManualPayout) error {
 	return t.insert(ctx, "manual payout "+p.IdempotencyKey, `INSERT INTO manual_payouts (`+manualPayoutColumns+`)
-		VALUES (`+params(11)+`)`,
+		VALUES (`+params(12)+`)`,
 		p.IdempotencyKey, p.OrganizationID, p.Method, p.Account, p.Amount, p.Status, p.Reference,
-		p.Reason, p.Operator, p.CreatedAt, zeroNull(p.CompletedAt))
+		p.Reason, p.Operator, p.CreatedAt, zeroNull(p.CompletedAt), p.SMSID)
 }
 
 func (t *tx) GetManualPayout(ctx context.Context, idempotencyKey string) (*smsinbox.ManualPayout, error) {
@@ -282,9 +366,9 @@ func (t *tx) LockManualPayout(ctx context.Context, idempotencyKey string) (*smsi
 
 func (t *tx) UpdateManualPayout(ctx context.Context, p *smsinbox.ManualPayout) error {
 	return t.exec(ctx, `UPDATE manual_payouts SET status = $1, reference = $2, reason = $3, operator = $4,
-		completed_at = $5
-		WHERE idempotency_key = $6`,
-		p.Status, p.Reference, p.Reason, p.Operator, zeroNull(p.CompletedAt), p.IdempotencyKey)
+		completed_at = $5, sms_id = $6
+		WHERE idempotency_key = $7`,
+		p.Status, p.Reference, p.Reason, p.Operator, zeroNull(p.CompletedAt), p.SMSID, p.IdempotencyKey)
 }
 
 func (t *tx) ListManualPayouts(ctx context.Context, p smsinbox.ListPayoutsParams) ([]*smsinbox.ManualPayout, error) {

@@ -61,8 +61,8 @@ func (t *tx) LockDevice(ctx context.Context, organizationID, id string) (*smsinb
 }
 
 func (t *tx) UpdateDevice(ctx context.Context, d *smsinbox.Device) error {
-	return t.exec(ctx, `UPDATE sms_devices SET name = ?, last_seen_at = ?, revoked_at = ? WHERE id = ?`,
-		d.Name, nullMicros(d.LastSeenAt), nullMicros(d.RevokedAt), d.ID)
+	return t.exec(ctx, `UPDATE sms_devices SET name = ?, token_hash = ?, token_hint = ?, last_seen_at = ?, revoked_at = ?
+		WHERE id = ?`, d.Name, d.TokenHash, d.TokenHint, nullMicros(d.LastSeenAt), nullMicros(d.RevokedAt), d.ID)
 }
 
 func (t *tx) ListDevices(ctx context.Context, organizationID string) ([]*smsinbox.Device, error) {
@@ -126,7 +126,7 @@ func (t *tx) SetWalletsLiveUntil(ctx context.Context, walletIDs []string, until 
 
 const smsColumns = `id, organization_id, device_id, wallet_id, sender, body, fingerprint, received_at,
 	status, reason, duplicate_of, channel, kind, credit, amount, fee, commission, counterparty,
-	transaction_id, occurred_at, balance, reference, created_at, updated_at`
+	transaction_id, occurred_at, balance, reference, created_at, updated_at, prev_balance, prev_balance_alt`
 
 // smsColumnsOf prefixes every column with a table alias.
 func smsColumnsOf(alias string) string {
@@ -142,13 +142,19 @@ func scanSMS(row scanner, extra ...any) (*smsinbox.SMS, error) {
 	var p smsparse.Message
 	var amount, fee, commission, balance decimal.NullDecimal
 	var occurred *time.Time
+	var prev, prevAlt decimal.NullDecimal
 	dest := []any{&m.ID, &m.OrganizationID, &m.DeviceID, &m.WalletID, &m.Sender, &m.Body, bytesCol{&m.Fingerprint},
 		timeCol{&m.ReceivedAt}, &m.Status, &m.Reason, &m.DuplicateOf, &m.Channel, &p.Kind, &p.Credit,
 		nullDecimalCol{&amount}, nullDecimalCol{&fee}, nullDecimalCol{&commission}, &p.Counterparty,
 		&p.TransactionID, nullTimeCol{&occurred}, nullDecimalCol{&balance}, &p.Reference,
-		timeCol{&m.CreatedAt}, timeCol{&m.UpdatedAt}}
+		timeCol{&m.CreatedAt}, timeCol{&m.UpdatedAt}, nullDecimalCol{&prev}, nullDecimalCol{&prevAlt}}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, interpretError(err)
+	}
+	for _, b := range []decimal.NullDecimal{prev, prevAlt} {
+		if b.Valid {
+			m.PrevBalances = append(m.PrevBalances, b.Decimal)
+		}
 	}
 	if p.Kind != "" {
 		p.Channel = m.Channel
@@ -171,12 +177,13 @@ func (t *tx) CreateSMS(ctx context.Context, m *smsinbox.SMS) error {
 		commission, balance = decimal.NewNullDecimal(p.Commission), decimal.NewNullDecimal(p.Balance)
 		occurred = &p.Time
 	}
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO sms_messages (`+smsColumns+`) VALUES (`+placeholders(24)+`)`,
+	prev, prevAlt := prevBalances(m)
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO sms_messages (`+smsColumns+`) VALUES (`+placeholders(26)+`)`,
 		m.ID, m.OrganizationID, m.DeviceID, m.WalletID, m.Sender, m.Body, m.Fingerprint, micros(m.ReceivedAt),
 		m.Status, m.Reason, m.DuplicateOf, m.Channel, p.Kind, p.Credit,
 		nullDecimal(amount), nullDecimal(fee), nullDecimal(commission), p.Counterparty,
 		p.TransactionID, nullMicros(occurred), nullDecimal(balance), p.Reference,
-		micros(m.CreatedAt), micros(m.UpdatedAt))
+		micros(m.CreatedAt), micros(m.UpdatedAt), nullDecimal(prev), nullDecimal(prevAlt))
 	return interpretError(err)
 }
 
@@ -211,6 +218,88 @@ func (t *tx) ListHeldSMS(ctx context.Context, walletID string) ([]*smsinbox.SMS,
 	return queryList(ctx, t, scanSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
 		WHERE wallet_id = ? AND status = 'held'
 		ORDER BY received_at, id`, walletID)
+}
+
+// prevBalances are the two columns of m.PrevBalances.
+func prevBalances(m *smsinbox.SMS) (prev, alt decimal.NullDecimal) {
+	if len(m.PrevBalances) > 0 {
+		prev = decimal.NewNullDecimal(m.PrevBalances[0])
+	}
+	if len(m.PrevBalances) > 1 {
+		alt = decimal.NewNullDecimal(m.PrevBalances[1])
+	}
+	return prev, alt
+}
+
+// ListHeldSMSFollowing walks sms_messages_follows, _follows_alt and
+// _held_legacy; balances are compared as canonical text, as stored.
+func (t *tx) ListHeldSMSFollowing(ctx context.Context, walletID string, balance decimal.Decimal) ([]*smsinbox.SMS, error) {
+	b := balance.String()
+	return queryList(ctx, t, scanSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
+			WHERE wallet_id = ? AND status = 'held' AND prev_balance = ?
+		UNION SELECT `+smsColumns+` FROM sms_messages
+			WHERE wallet_id = ? AND status = 'held' AND prev_balance_alt = ?
+		UNION SELECT `+smsColumns+` FROM sms_messages
+			WHERE wallet_id = ? AND status = 'held' AND prev_balance IS NULL
+		ORDER BY received_at, id`, walletID, b, walletID, b, walletID)
+}
+
+func (t *tx) ListOldestHeldSMS(ctx context.Context, walletID string, before time.Time, limit int) ([]*smsinbox.SMS, error) {
+	return queryList(ctx, t, scanSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
+		WHERE wallet_id = ? AND status = 'held' AND created_at < ?
+		ORDER BY created_at, id LIMIT ?`, walletID, micros(before), limit)
+}
+
+func (t *tx) CountSMS(ctx context.Context, organizationID, walletID, status string) (int, error) {
+	var n int
+	err := t.tx.QueryRowContext(ctx, `SELECT count FROM sms_message_counts
+		WHERE organization_id = ? AND wallet_id = ? AND status = ?`, organizationID, walletID, status).Scan(&n)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	return n, interpretError(err)
+}
+
+func (t *tx) ListSMSCounts(ctx context.Context, organizationID string) ([]smsinbox.SMSCount, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT wallet_id, status, count FROM sms_message_counts
+		WHERE organization_id = ? AND count <> 0 ORDER BY wallet_id, status`, organizationID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []smsinbox.SMSCount
+	for rows.Next() {
+		var c smsinbox.SMSCount
+		if err := rows.Scan(&c.WalletID, &c.Status, &c.Count); err != nil {
+			return nil, interpretError(err)
+		}
+		out = append(out, c)
+	}
+	return out, interpretError(rows.Err())
+}
+
+// Settings.
+
+func (t *tx) GetSettings(ctx context.Context, organizationID string) (*smsinbox.Settings, error) {
+	var s smsinbox.Settings
+	var age int64
+	err := t.tx.QueryRowContext(ctx, `SELECT organization_id, payout_sms_confirm, held_max, held_max_age, updated_at
+		FROM sms_settings WHERE organization_id = ?`, organizationID).
+		Scan(&s.OrganizationID, &s.PayoutSMSConfirm, &s.HeldMax, &age, timeCol{&s.UpdatedAt})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	s.HeldMaxAge = time.Duration(age) * time.Microsecond
+	return &s, nil
+}
+
+func (t *tx) PutSettings(ctx context.Context, s *smsinbox.Settings) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO sms_settings
+		(organization_id, payout_sms_confirm, held_max, held_max_age, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (organization_id) DO UPDATE SET payout_sms_confirm = excluded.payout_sms_confirm,
+			held_max = excluded.held_max, held_max_age = excluded.held_max_age, updated_at = excluded.updated_at`,
+		s.OrganizationID, s.PayoutSMSConfirm, s.HeldMax, s.HeldMaxAge.Microseconds(), micros(s.UpdatedAt))
+	return interpretError(err)
 }
 
 func scanSMSPlain(row scanner) (*smsinbox.SMS, error) { return scanSMS(row) }
@@ -256,12 +345,12 @@ func scanSMSWithMatch(row scanner) (*smsinbox.SMS, error) {
 // Manual payouts.
 
 const manualPayoutColumns = `idempotency_key, organization_id, method, account, amount, status, reference,
-	reason, operator, created_at, completed_at`
+	reason, operator, created_at, completed_at, sms_id`
 
 func scanManualPayout(row scanner) (*smsinbox.ManualPayout, error) {
 	var p smsinbox.ManualPayout
 	err := row.Scan(&p.IdempotencyKey, &p.OrganizationID, &p.Method, &p.Account, decimalCol{&p.Amount},
-		&p.Status, &p.Reference, &p.Reason, &p.Operator, timeCol{&p.CreatedAt}, timeCol{&p.CompletedAt})
+		&p.Status, &p.Reference, &p.Reason, &p.Operator, timeCol{&p.CreatedAt}, timeCol{&p.CompletedAt}, &p.SMSID)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -269,9 +358,9 @@ func scanManualPayout(row scanner) (*smsinbox.ManualPayout, error) {
 }
 
 func (t *tx) CreateManualPayout(ctx context.Context, p *smsinbox.ManualPayout) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO manual_payouts (`+manualPayoutColumns+`) VALUES (`+placeholders(11)+`)`,
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO manual_payouts (`+manualPayoutColumns+`) VALUES (`+placeholders(12)+`)`,
 		p.IdempotencyKey, p.OrganizationID, p.Method, p.Account, p.Amount.String(), p.Status, p.Reference,
-		p.Reason, p.Operator, micros(p.CreatedAt), zeroMicros(p.CompletedAt))
+		p.Reason, p.Operator, micros(p.CreatedAt), zeroMicros(p.CompletedAt), p.SMSID)
 	return interpretError(err)
 }
 
@@ -287,8 +376,8 @@ func (t *tx) LockManualPayout(ctx context.Context, idempotencyKey string) (*smsi
 }
 
 func (t *tx) UpdateManualPayout(ctx context.Context, p *smsinbox.ManualPayout) error {
-	return t.exec(ctx, `UPDATE manual_payouts SET status = ?, reference = ?, reason = ?, operator = ?, completed_at = ?
-		WHERE idempotency_key = ?`, p.Status, p.Reference, p.Reason, p.Operator, zeroMicros(p.CompletedAt), p.IdempotencyKey)
+	return t.exec(ctx, `UPDATE manual_payouts SET status = ?, reference = ?, reason = ?, operator = ?, completed_at = ?, sms_id = ?
+		WHERE idempotency_key = ?`, p.Status, p.Reference, p.Reason, p.Operator, zeroMicros(p.CompletedAt), p.SMSID, p.IdempotencyKey)
 }
 
 func (t *tx) ListManualPayouts(ctx context.Context, p smsinbox.ListPayoutsParams) ([]*smsinbox.ManualPayout, error) {
