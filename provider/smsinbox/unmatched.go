@@ -2,6 +2,7 @@ package smsinbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/payd-engine/payd/engine"
@@ -99,4 +100,14 @@ func NewUnmatchedView(orgID string, u Unmatched) UnmatchedView {
 		}
 	}
 	return v
+}
+
+// CreditLatePayment credits, once, a payment an accepted SMS proves to the
+// deposit it paid: engine.CreditLatePayment of the attached engine, whose
+// provider this inbox is.
+func (p *Provider) CreditLatePayment(ctx context.Context, params engine.CreditLatePaymentParams) (*engine.LateCredit, error) {
+	if p.engine == nil {
+		return nil, errors.New("smsinbox: no engine attached")
+	}
+	return p.engine.CreditLatePayment(ctx, params)
 }
