@@ -628,11 +628,10 @@ func (m *Model) judge(now time.Time, d *Deposit, txID string) (string, string) {
 	case d.Payer != "" && p.Payer != d.Payer:
 		return Failed, FailPayerMismatch
 	case p.Status == PaymentPending:
-		// open: the README's order makes "completed status" a check whose
-		// mismatch is the failure code, and names only a provider that is
-		// down or does not show the payment yet as retried. A payment
-		// shown as pending is modelled as the engine treats it: retried
-		// like one not shown yet, failing with this code after the grace.
+		// open: the contract names delayed only for a provider that is
+		// unavailable. A payment shown as pending is modelled as the
+		// engine and the README treat it: retried like an outage, failing
+		// with this code 15 minutes past the deadline (Grace).
 		return Delayed, FailNotCompleted
 	case p.Status != PaymentCompleted:
 		return Failed, FailNotCompleted
