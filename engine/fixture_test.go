@@ -38,6 +38,15 @@ type fakeProvider struct {
 	// "" leaves it pending.
 	payoutOutcome string
 	unavailable   map[string]bool
+	// grace is its NotFoundGrace: zero, the default, makes not found final.
+	grace time.Duration
+}
+
+// NotFoundGrace makes the fake a LateLearner, final unless grace is set.
+func (p *fakeProvider) NotFoundGrace() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.grace
 }
 
 func newFakeProvider() *fakeProvider {

@@ -31,6 +31,9 @@ const (
 	JournalWithdrawalSettle  = "withdrawal_settle"  // held -> external (+ fees)
 	JournalWithdrawalRelease = "withdrawal_release" // held -> available
 	JournalAdjustment        = "adjustment"         // adjustments <-> available
+	// JournalLatePayment credits, by an operator, a payment proven after its
+	// deposit closed unpaid (CreditLatePayment): external -> available (+ fees).
+	JournalLatePayment = "late_payment"
 )
 
 // Journal is one balanced movement of money in an organization's ledger:

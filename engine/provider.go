@@ -20,9 +20,11 @@ type Provider interface {
 	// LookupTransaction finds a payment by its transaction ID on a channel,
 	// as the receiving side's wallet API (bKash's search transaction,
 	// Nagad's verify) reports it. Returns ErrTransactionNotFound when the
-	// provider does not know the ID (yet: wallets may show a payment late)
-	// and ErrProviderUnavailable when it cannot answer now. The engine
-	// decides whether the payment matches; the provider only reports it.
+	// provider does not know the ID, and ErrProviderUnavailable when it
+	// cannot answer now (the attempt is delayed and retried). Not found is
+	// final, the attempt fails transaction_not_found at once, unless the
+	// provider is a LateLearner. The engine decides whether the payment
+	// matches; the provider only reports it.
 	LookupTransaction(ctx context.Context, req LookupRequest) (*ProviderTransaction, error)
 
 	// CheckPayoutMethod returns ErrMethodUnavailable if payouts by method
@@ -36,6 +38,24 @@ type Provider interface {
 	// GetPayout returns the payout sent with a key, or ErrPayoutNotFound
 	// if the provider never received it.
 	GetPayout(ctx context.Context, idempotencyKey string) (*Payout, error)
+}
+
+// LateLearner is implemented by a Provider that may learn of a payment some
+// time after its payer submitted the transaction ID: an SMS inbox, whose
+// receiving phone's message can lag the payment. Its "not found" becomes
+// final NotFoundGrace after the submission: until then the attempt is
+// delayed and looked up again (at once when the provider calls
+// Engine.RecheckTransaction), then it fails transaction_not_found and the
+// payer may submit another ID. A provider that asks the money network
+// itself (the sandbox, a wallet's API) does not implement it; zero or less
+// means the same: not found is final.
+//
+// Keep the grace short (minutes): while it runs, the deposit is processing
+// and a corrected ID is refused with attempt_in_progress. A payment proven
+// after it is still matched while the deposit is open (RecheckTransaction),
+// or credited by an operator afterwards (CreditLatePayment).
+type LateLearner interface {
+	NotFoundGrace() time.Duration
 }
 
 // ErrPayoutNotFound is returned by GetPayout for a key never sent.

@@ -164,40 +164,47 @@ type verdict struct {
 	status string // AttemptSucceeded, AttemptFailed, or AttemptDelayed (try again)
 	code   string // failure code; for a retry, the code if the bound is reached
 	reason string // for logs and the operator
+	// until, for a retry, is when it gives up; zero means the deposit's
+	// deadline plus Config.VerificationGrace.
+	until time.Time
 }
 
 // judge matches a provider's report against a deposit: every check of the
 // interface (ID, channel and operation, recipient, payer, completed status,
-// exact amount, window), in that order. It never adjusts the amount.
-func judge(d *Deposit, txID string, t *ProviderTransaction, lookupErr error) verdict {
+// exact amount, window), in that order. It never adjusts the amount. An ID
+// the provider does not show fails, unless notFoundUntil is set (a
+// LateLearner's grace): it is retried until then.
+func judge(d *Deposit, txID string, t *ProviderTransaction, lookupErr error, notFoundUntil time.Time) verdict {
 	switch {
+	case errors.Is(lookupErr, ErrTransactionNotFound) && !notFoundUntil.IsZero():
+		return verdict{AttemptDelayed, FailureTransactionNotFound, "the provider does not show the transaction yet", notFoundUntil}
 	case errors.Is(lookupErr, ErrTransactionNotFound):
-		return verdict{AttemptDelayed, FailureTransactionNotFound, "the provider does not show the transaction (yet)"}
+		return verdict{status: AttemptFailed, code: FailureTransactionNotFound, reason: "the provider does not show the transaction"}
 	case lookupErr != nil:
-		return verdict{AttemptDelayed, FailureProviderUnavailable, "lookup failed: " + lookupErr.Error()}
+		return verdict{status: AttemptDelayed, code: FailureProviderUnavailable, reason: "lookup failed: " + lookupErr.Error()}
 	case !strings.EqualFold(t.TransactionID, txID):
-		return verdict{AttemptFailed, FailureTransactionNotFound, "the provider answered for another transaction ID"}
+		return verdict{status: AttemptFailed, code: FailureTransactionNotFound, reason: "the provider answered for another transaction ID"}
 	case t.Channel != d.Channel:
-		return verdict{AttemptFailed, FailureChannelMismatch, "paid on " + t.Channel}
+		return verdict{status: AttemptFailed, code: FailureChannelMismatch, reason: "paid on " + t.Channel}
 	case t.Type != "" && t.Type != expectedTransactionType(d):
-		return verdict{AttemptFailed, FailureChannelMismatch, "paid by " + t.Type + ", not " + expectedTransactionType(d)}
+		return verdict{status: AttemptFailed, code: FailureChannelMismatch, reason: "paid by " + t.Type + ", not " + expectedTransactionType(d)}
 	case d.RecipientPhone != "" && t.RecipientPhone != d.RecipientPhone:
-		return verdict{AttemptFailed, FailureRecipientMismatch, "paid to another wallet"}
+		return verdict{status: AttemptFailed, code: FailureRecipientMismatch, reason: "paid to another wallet"}
 	case d.PayerPhone != "" && t.PayerPhone != d.PayerPhone:
-		return verdict{AttemptFailed, FailurePayerMismatch, "paid from another number"}
+		return verdict{status: AttemptFailed, code: FailurePayerMismatch, reason: "paid from another number"}
 	case t.Status == TransactionPending:
-		return verdict{AttemptDelayed, FailurePaymentNotCompleted, "the payment is not completed yet"}
+		return verdict{status: AttemptDelayed, code: FailurePaymentNotCompleted, reason: "the payment is not completed yet"}
 	case t.Status != TransactionCompleted:
-		return verdict{AttemptFailed, FailurePaymentNotCompleted, "the payment is " + t.Status}
+		return verdict{status: AttemptFailed, code: FailurePaymentNotCompleted, reason: "the payment is " + t.Status}
 	case t.Currency != "" && t.Currency != Currency || !t.Amount.Equal(d.Amount):
-		return verdict{AttemptFailed, FailureAmountMismatch, "paid " + FormatAmount(t.Amount) + " " + t.Currency}
+		return verdict{status: AttemptFailed, code: FailureAmountMismatch, reason: "paid " + FormatAmount(t.Amount) + " " + t.Currency}
 	}
 	precision := t.TimePrecision
 	if precision <= 0 {
 		precision = time.Second
 	}
 	if t.CompletedAt.Before(d.CreatedAt.Truncate(precision)) || t.CompletedAt.After(d.ExpiresAt) {
-		return verdict{AttemptFailed, FailureOutsideWindow, "completed at " + FormatTime(t.CompletedAt)}
+		return verdict{status: AttemptFailed, code: FailureOutsideWindow, reason: "completed at " + FormatTime(t.CompletedAt)}
 	}
 	return verdict{status: AttemptSucceeded}
 }
@@ -351,8 +358,20 @@ func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
 		if !cur.Running() || cur.LeaseOwner != e.workerID || !cur.LeasedUntil.Equal(a.LeasedUntil) {
 			return nil // another worker took it over after our lease ran out
 		}
-		return e.applyVerdict(ctx, tx, d, cur, judge(d, cur.TransactionID, t, lookupErr))
+		return e.applyVerdict(ctx, tx, d, cur, judge(d, cur.TransactionID, t, lookupErr, e.notFoundUntil(cur)))
 	})
+}
+
+// notFoundUntil is how long an ID the provider does not show is looked up
+// again: NotFoundGrace after its submission for a LateLearner; zero (not
+// found is final) for any other provider.
+func (e *Engine) notFoundUntil(a *Attempt) time.Time {
+	if l, ok := e.provider.(LateLearner); ok {
+		if grace := l.NotFoundGrace(); grace > 0 {
+			return a.CreatedAt.Add(grace)
+		}
+	}
+	return time.Time{}
 }
 
 // applyVerdict records an attempt's outcome and moves its deposit, with the
@@ -363,9 +382,16 @@ func (e *Engine) applyVerdict(ctx context.Context, tx Tx, d *Deposit, a *Attempt
 	a.LeaseOwner, a.LeasedUntil = "", time.Time{}
 	a.UpdatedAt = now
 	if v.status == AttemptDelayed {
-		if now.Before(d.ExpiresAt.Add(e.cfg.VerificationGrace)) {
+		until := v.until
+		if until.IsZero() {
+			until = d.ExpiresAt.Add(e.cfg.VerificationGrace)
+		}
+		if now.Before(until) {
 			a.Status = AttemptDelayed
 			a.NextRunAt = now.Add(retryBackoff(a.Tries))
+			if !v.until.IsZero() && a.NextRunAt.After(v.until) {
+				a.NextRunAt = v.until // a short grace ends on time, not a backoff later
+			}
 			return tx.UpdateAttempt(ctx, a)
 		}
 		v.status = AttemptFailed // retried past the bound: give up with the code
@@ -394,31 +420,53 @@ func (e *Engine) applyVerdict(ctx context.Context, tx Tx, d *Deposit, a *Attempt
 	return tx.UpdateDeposit(ctx, d)
 }
 
-// RecheckTransaction makes the attempt that claimed a transaction ID due
-// now, if it is waiting (delayed) for the provider to learn of the payment:
-// for a provider that has just learned of it, as an SMS inbox does when the
-// receiving phone's message arrives after the payer submitted the ID. A
-// transaction ID nobody submitted yet, or whose attempt is finished or being
-// checked, is left alone.
-func (e *Engine) RecheckTransaction(ctx context.Context, channel, transactionID string) error {
+// RecheckTransaction is how a provider that has just learned of a payment
+// (a LateLearner: an SMS inbox when the receiving phone's message arrives)
+// has the attempt of the organization that claimed its transaction ID
+// looked up again now:
+//   - an attempt waiting (delayed) is made due at once;
+//   - an attempt that failed transaction_not_found, its grace over, is
+//     reopened (processing, due now, no further attempt used) while its
+//     deposit is open: pending, before its deadline, no other ID being
+//     checked. The late payment then succeeds the deposit if it matches.
+//
+// Anything else is left alone: an ID nobody (or another organization)
+// submitted, an attempt being checked or finished otherwise, a deposit that
+// is closed or checking another ID. Such a payment is the operator's to
+// credit (CreditLatePayment).
+func (e *Engine) RecheckTransaction(ctx context.Context, orgID, channel, transactionID string) error {
 	due := false
 	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		a, err := tx.GetAttemptByTransactionID(ctx, channel, transactionID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ErrNotFound) || err == nil && a.OrganizationID != orgID {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
 		// The deposit, then the attempt: the lock order of checkAttempt.
-		if _, err := tx.LockDeposit(ctx, a.DepositID); err != nil {
+		d, err := tx.LockDeposit(ctx, a.DepositID)
+		if err != nil {
 			return err
 		}
 		if a, err = tx.LockAttempt(ctx, a.ID); err != nil {
 			return err
 		}
 		now := e.now()
-		if a.Status != AttemptDelayed || !a.LeasedUntil.IsZero() && now.Before(a.LeasedUntil) || !now.Before(a.NextRunAt) {
+		switch {
+		case a.Status == AttemptDelayed:
+			if !a.LeasedUntil.IsZero() && now.Before(a.LeasedUntil) || !now.Before(a.NextRunAt) {
+				return nil
+			}
+		case a.Status == AttemptFailed && a.FailureCode == FailureTransactionNotFound &&
+			d.Status == StatusPending && now.Before(d.ExpiresAt):
+			a.Status, a.FailureCode = AttemptProcessing, ""
+			a.LeaseOwner, a.LeasedUntil = "", time.Time{}
+			d.Status, d.VerificationState, d.UpdatedAt = StatusProcessing, VerificationProcessing, now
+			if err := tx.UpdateDeposit(ctx, d); err != nil {
+				return err
+			}
+		default:
 			return nil
 		}
 		a.NextRunAt, a.UpdatedAt = now, now

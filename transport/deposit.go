@@ -29,6 +29,11 @@ func (s *server) createDeposit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The mode decides which members are allowed: a wrong one is reported
+	// as itself, not as the payer it then makes unknown.
+	if mode != "" && mode != engine.CheckoutRedirect && mode != engine.CheckoutH2H {
+		return engine.Invalid("checkout_mode", "must be redirect or h2h")
+	}
 	params := engine.CreateDepositParams{OrganizationID: p.OrganizationID, CheckoutMode: mode}
 	if mode == engine.CheckoutH2H {
 		if err := s.checkSignature(r, p, body); err != nil {

@@ -61,6 +61,8 @@ var adminCommands = map[string]adminCommand{
 	"payout confirm":        {summary: "confirm a payout an SMS matched; the withdrawal succeeds", inbox: payoutConfirm},
 	"sms list":              {summary: "list received SMS: parse results, status, and the deposit each was matched to", inbox: smsList},
 	"sms anchor":            {summary: "set the balance a wallet's SMS chain continues from, as the phone shows it", inbox: smsAnchor},
+	"sms unmatched":         {summary: "list proven payments (accepted SMS) that credited no deposit, with the deposit each was for", inbox: smsUnmatched},
+	"deposit credit":        {summary: "credit a proven late payment to its deposit, once, audited (smsinbox)", inbox: depositCredit},
 	"payout list":           {summary: "list the manual payouts waiting for an operator (smsinbox)", inbox: payoutList},
 	"payout complete":       {summary: "record that you sent a queued payout; the withdrawal succeeds", inbox: payoutComplete},
 	"payout fail":           {summary: "record that a queued payout cannot be sent; the withdrawal fails and its hold is released", inbox: payoutFail},

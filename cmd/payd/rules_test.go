@@ -137,6 +137,10 @@ func TestRules(t *testing.T) {
 		// Checkout mode.
 		{"checkout_mode unknown", nil, request{body: redirect(kv{"checkout_mode", `"H2H"`})}, 400, "invalid_request", "checkout_mode:"},
 		{"checkout_mode redirect explicit", nil, request{body: redirect(kv{"checkout_mode", `"redirect"`})}, 200, "", ""},
+		// The wrong field is named, not its consequence (payer unknown to a
+		// redirect body): the mode is checked before the fields it allows.
+		{"checkout_mode H2H on a signed h2h body", nil, request{sign: true, body: h2h(kv{"checkout_mode", `"H2H"`})}, 400, "invalid_request", "checkout_mode: must be redirect or h2h"},
+		{"checkout_mode popup on a signed h2h body", nil, request{sign: true, body: h2h(kv{"checkout_mode", `"popup"`})}, 400, "invalid_request", "checkout_mode: must be redirect or h2h"},
 
 		// Amount syntax (both modes).
 		{"amount missing", nil, request{body: redirect(kv{"amount", drop})}, 400, "invalid_request", "amount: is required"},

@@ -50,6 +50,8 @@ type appConfig struct {
 	sandbox  sandboxSettings
 	// smsSilence is how long an SMS device may be silent (0: default).
 	smsSilence time.Duration
+	// smsGrace is how long an ID no SMS proves yet waits (0: default).
+	smsGrace time.Duration
 	// webhooks posts events; nil means transport.NewWebhookClient(false).
 	webhooks engine.WebhookClient
 	// leaseDuration is how long a process owns claimed work (0: default).
@@ -95,7 +97,7 @@ func newApp(cfg appConfig) (*app, error) {
 		}
 		a.sandbox, provider = sb, sb
 	case providerSMSInbox:
-		inbox, err := smsinbox.New(smsinbox.Config{Store: cfg.store, Silence: cfg.smsSilence, Clock: cfg.clock, Logger: cfg.logger})
+		inbox, err := smsinbox.New(smsinbox.Config{Store: cfg.store, Silence: cfg.smsSilence, NotFoundGrace: cfg.smsGrace, Clock: cfg.clock, Logger: cfg.logger})
 		if err != nil {
 			return nil, err
 		}
@@ -159,6 +161,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	logFormat := fs.String("log-format", env("PAYD_LOG_FORMAT", "text"), "text or json (env PAYD_LOG_FORMAT)")
 	provider := fs.String("provider", env("PAYD_PROVIDER", providerSandbox), "sandbox (test mode: no money moves) or smsinbox (real wallets proven by their phones' SMS; payouts by an operator) (env PAYD_PROVIDER)")
 	smsSilence := fs.Duration("sms-silence", envDuration("PAYD_SMS_SILENCE", 5*time.Minute), "smsinbox: how long a device may go without reporting before its wallets leave the recipient pool (env PAYD_SMS_SILENCE)")
+	smsGrace := fs.Duration("sms-grace", envDuration("PAYD_SMS_GRACE", smsinbox.DefaultNotFoundGrace), "smsinbox: how long a submitted transaction ID waits for the SMS that proves it before its attempt fails transaction_not_found (env PAYD_SMS_GRACE)")
 	var sb sandboxSettings
 	fs.StringVar(&sb.payoutMode, "sandbox-payouts", env("PAYD_SANDBOX_PAYOUTS", "auto"), "sandbox payouts settle by themselves (auto) or by POST /api/sandbox/withdraws/{id}/settle (manual) (env PAYD_SANDBOX_PAYOUTS)")
 	fs.DurationVar(&sb.payoutDelay, "sandbox-payout-delay", envDuration("PAYD_SANDBOX_PAYOUT_DELAY", 2*time.Second), "how long an auto sandbox payout stays pending (env PAYD_SANDBOX_PAYOUT_DELAY)")
@@ -208,7 +211,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	a, err := newApp(appConfig{
 		store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb,
-		provider: *provider, smsSilence: *smsSilence,
+		provider: *provider, smsSilence: *smsSilence, smsGrace: *smsGrace,
 		webhooks: transport.NewWebhookClient(*allowPrivate), leaseDuration: *leaseDuration, rateLimits: rl,
 		workerConcurrency: *workers, apiKeyCacheTTL: cacheTTL(*keyCacheTTL), createBatch: *createBatch,
 	})

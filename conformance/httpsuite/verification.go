@@ -103,6 +103,42 @@ func (s *suite) checkVerification(t T) {
 		}
 	})
 
+	// An ID the sandbox does not know. Deliberately stated from the
+	// contract ("attempt failed, attempts and time remain": pending,
+	// awaiting_reference; delayed only while the provider is unavailable):
+	// the attempt fails transaction_not_found within the suite's wait, not
+	// after the deadline, and the payer's corrected ID is accepted, not
+	// refused attempt_in_progress. The sandbox answers for the network, so
+	// its not found is final.
+	t.Run("unknown transaction id", func(t T) {
+		s.needSandbox(t)
+		payer := "01712345678"
+		d := s.createH2H(t, s.a, h2hBody("300", "bkash_agent", s.mid("verify-unknown"), payer, ""))
+		id := gets(d, "id")
+		typo, right := txID(), txID()
+		expectStatus(t, "submission of an unknown ID", s.verify(t, s.a, id, typo), http.StatusAccepted)
+		got := s.waitAttempt(t, s.a, id)
+		expect(t, "status after an unknown ID", gets(got, "status"), "pending")
+		expect(t, "verification.state after an unknown ID", gets(got, "verification", "state"), "awaiting_reference")
+		expect(t, "verification.failure_code after an unknown ID", gets(got, "verification", "failure_code"), "transaction_not_found")
+		expect(t, "verification.attempts_remaining after an unknown ID", geti(got, "verification", "attempts_remaining"), 2)
+		if got["next_action"] == nil {
+			t.Errorf("next_action after a failed attempt with time left = null, want it unchanged")
+		}
+		res := s.verify(t, s.a, id, typo)
+		expectStatus(t, "repeat of the unknown ID", res, http.StatusOK)
+		r := checkShape(t, "resolved answer", res.json, resolvedSchema)
+		expect(t, "resolved attempt_status", gets(r, "attempt_status"), "failed")
+		expect(t, "resolved failure_code", gets(r, "failure_code"), "transaction_not_found")
+
+		s.pay(t, s.a, d, right, payer, nil)
+		res = s.verify(t, s.a, id, right)
+		expectStatus(t, "the corrected ID after an unknown one", res, http.StatusAccepted)
+		expect(t, "attempts_used with the corrected ID", geti(res.json, "attempts_used"), 2)
+		dep := s.waitDeposit(t, s.a, id)
+		expect(t, "status after the corrected ID", dep.Status, client.StatusSucceeded)
+	})
+
 	t.Run("mismatches and the attempt limit", func(t T) {
 		s.needSandbox(t)
 		payer := "01712345678"

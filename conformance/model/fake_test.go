@@ -32,15 +32,23 @@ type fakeProvider struct {
 	sent map[string]bool
 	// unavailable are the payout methods refused now.
 	unavailable map[string]bool
+	// grace is its NotFoundGrace, fixed for the harness: zero for a
+	// provider whose not found is final.
+	grace time.Duration
 }
 
-var _ engine.Provider = (*fakeProvider)(nil)
+var (
+	_ engine.Provider    = (*fakeProvider)(nil)
+	_ engine.LateLearner = (*fakeProvider)(nil)
+)
 
-func newFakeProvider(c clock.Clock) *fakeProvider {
-	p := &fakeProvider{clock: c}
+func newFakeProvider(c clock.Clock, grace time.Duration) *fakeProvider {
+	p := &fakeProvider{clock: c, grace: grace}
 	p.reset()
 	return p
 }
+
+func (p *fakeProvider) NotFoundGrace() time.Duration { return p.grace }
 
 // reset forgets everything: a new check starts.
 func (p *fakeProvider) reset() {

@@ -28,7 +28,9 @@ const (
 	// MaxAttempts is how many distinct transaction IDs a deposit accepts.
 	MaxAttempts = 3
 	// Grace is how long past a deposit's deadline a delayed attempt is
-	// retried before it fails (README: "until 15 minutes past the deadline").
+	// retried before it fails (README: "until 15 minutes past the deadline"):
+	// an outage, a payment shown as pending. Not an unknown ID: see
+	// Model.NotFoundGrace.
 	Grace = 15 * time.Minute
 	// DefaultInstructionsWindow and DefaultRedirectWindow are the contract's
 	// default payment windows.
@@ -203,6 +205,9 @@ type Attempt struct {
 	Status, FailureCode          string
 	Tries                        int
 	NextRun                      time.Time
+	// Submitted is when the ID was submitted: a late-learning provider's
+	// grace for an unknown ID runs from it.
+	Submitted time.Time
 }
 
 // Running reports whether the attempt is still to be resolved.
@@ -246,6 +251,20 @@ type Model struct {
 	// PayoutPoll is how long after a pending answer a payout is asked
 	// about again (the engine's configured PayoutPollInterval).
 	PayoutPoll time.Duration
+	// NotFoundGrace is the provider's grace for an ID it does not show.
+	// Zero is a provider that answers for the money network (the sandbox,
+	// a wallet's API): contract, "Deposit and verification states", an
+	// unknown ID is a failed attempt (transaction_not_found) after which
+	// the payer may submit another; delayed is for a provider temporarily
+	// unavailable. Positive is one that may learn of a payment late (the
+	// SMS inbox, README "Verification"): the attempt is delayed and looked
+	// up again until Submitted + NotFoundGrace (the last lookup exactly
+	// then), and fails if the payment is still not shown.
+	//
+	// Deliberately changed: this model used to expect an unknown ID to be
+	// retried like an outage, until 15 minutes past the deadline, with the
+	// deposit processing and a corrected ID refused attempt_in_progress.
+	NotFoundGrace time.Duration
 }
 
 // New returns an empty model.
@@ -548,7 +567,7 @@ func (m *Model) queue(now time.Time, d *Deposit, txID, newAttemptID string) Subm
 	case d.Used >= MaxAttempts:
 		return SubmitResult{Code: CodeAttemptLimitReached}
 	}
-	a := &Attempt{ID: newAttemptID, DepositID: d.ID, Channel: d.Channel, TxID: txID, Status: Processing, NextRun: now}
+	a := &Attempt{ID: newAttemptID, DepositID: d.ID, Channel: d.Channel, TxID: txID, Status: Processing, NextRun: now, Submitted: now}
 	m.Attempts[a.ID] = a
 	m.Owners[key] = a.ID
 	d.Attempts = append(d.Attempts, a.ID)
@@ -587,8 +606,11 @@ func (m *Model) judge(now time.Time, d *Deposit, txID string) (string, string) {
 		return Delayed, FailProviderUnavailable
 	}
 	p, ok := m.Payments[txID]
+	if !ok && m.NotFoundGrace > 0 {
+		return Delayed, FailTransactionNotFound // until the grace ends (ProcessAttempts)
+	}
 	if !ok {
-		return Delayed, FailTransactionNotFound
+		return Failed, FailTransactionNotFound // final: the payer may submit another ID
 	}
 	want := TypePayment
 	if d.Operation == "cash_out" {
@@ -606,11 +628,10 @@ func (m *Model) judge(now time.Time, d *Deposit, txID string) (string, string) {
 	case d.Payer != "" && p.Payer != d.Payer:
 		return Failed, FailPayerMismatch
 	case p.Status == PaymentPending:
-		// open: the README's order makes "completed status" a check whose
-		// mismatch is the failure code, and names only a provider that is
-		// down or does not show the payment yet as retried. A payment
-		// shown as pending is modelled as the engine treats it: retried
-		// like one not shown yet, failing with this code after the grace.
+		// open: the contract names delayed only for a provider that is
+		// unavailable. A payment shown as pending is modelled as the
+		// engine and the README treat it: retried like an outage, failing
+		// with this code 15 minutes past the deadline (Grace).
 		return Delayed, FailNotCompleted
 	case p.Status != PaymentCompleted:
 		return Failed, FailNotCompleted
@@ -654,8 +675,15 @@ func (m *Model) ProcessAttempts(now time.Time) {
 		verdict, code := m.judge(now, d, a.TxID)
 		a.Tries++
 		if verdict == Delayed {
-			if now.Before(d.ExpiresAt.Add(Grace)) {
-				a.Status, a.NextRun = Delayed, now.Add(backoff(a.Tries))
+			until, next := d.ExpiresAt.Add(Grace), now.Add(backoff(a.Tries))
+			if code == FailTransactionNotFound {
+				until = a.Submitted.Add(m.NotFoundGrace)
+				if next.After(until) {
+					next = until // a short grace ends on time
+				}
+			}
+			if now.Before(until) {
+				a.Status, a.NextRun = Delayed, next
 				continue
 			}
 			verdict = Failed

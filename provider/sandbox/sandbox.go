@@ -97,7 +97,10 @@ func (p *Provider) StartCheckout(_ context.Context, req engine.CheckoutRequest) 
 }
 
 // LookupTransaction answers from the recorded payments, or reports the
-// provider unavailable while the outage switch is on.
+// provider unavailable while the outage switch is on. Its not found is
+// final (the sandbox is no engine.LateLearner): like a wallet's API it
+// answers for the network, so an unknown ID fails its attempt at once and
+// the payer may submit another.
 func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
 	if p.outage.Load() {
 		return nil, engine.ErrProviderUnavailable

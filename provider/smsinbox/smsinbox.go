@@ -11,8 +11,10 @@
 // balance continues the wallet's chain of balances: the last known balance
 // plus the message's change. A forged SMS cannot know the balance, so it is
 // held and never counts; a forwarded copy is recognized by its text. A
-// transaction ID submitted before its SMS arrives waits (the engine's
-// delayed attempt) and is looked up again the moment the SMS is proven.
+// transaction ID submitted before its SMS arrives waits for it, up to
+// Config.NotFoundGrace, and is looked up again the moment the SMS is
+// proven; an SMS proven later still is matched or left to the operator
+// (see NotFoundGrace).
 //
 // Payouts cannot be sent from an SMS: they go to an operator's queue, and
 // the operator records the outcome of their own send, or the SMS of that
@@ -69,6 +71,10 @@ type Config struct {
 	// heartbeat) before its wallets leave the recipient pool; default 5m.
 	// Forwarders should report every minute or so.
 	Silence time.Duration
+	// NotFoundGrace is how long after its submission a transaction ID no
+	// accepted SMS proves yet waits for one before its attempt fails
+	// transaction_not_found; default DefaultNotFoundGrace.
+	NotFoundGrace time.Duration
 	// Clock defaults to the wall clock.
 	Clock  clock.Clock
 	Logger *slog.Logger
@@ -78,6 +84,7 @@ type Config struct {
 type Provider struct {
 	store   Store
 	silence time.Duration
+	grace   time.Duration
 	clock   clock.Clock
 	logger  *slog.Logger
 	engine  *engine.Engine
@@ -94,13 +101,16 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Silence <= 0 {
 		cfg.Silence = 5 * time.Minute
 	}
+	if cfg.NotFoundGrace <= 0 {
+		cfg.NotFoundGrace = DefaultNotFoundGrace
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.New()
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Provider{store: cfg.Store, silence: cfg.Silence, clock: cfg.Clock, logger: cfg.Logger}, nil
+	return &Provider{store: cfg.Store, silence: cfg.Silence, grace: cfg.NotFoundGrace, clock: cfg.Clock, logger: cfg.Logger}, nil
 }
 
 // Attach gives the provider the engine it serves, which it tells when a
@@ -634,7 +644,7 @@ func (p *Provider) proved(ctx context.Context, ms []*SMS, paid []*ManualPayout) 
 		if !m.Parsed.Credit {
 			continue
 		}
-		if err := p.engine.RecheckTransaction(ctx, m.Channel, m.Parsed.TransactionID); err != nil {
+		if err := p.engine.RecheckTransaction(ctx, m.OrganizationID, m.Channel, m.Parsed.TransactionID); err != nil {
 			p.logger.Warn("sms inbox: recheck", "transaction_id", m.Parsed.TransactionID, "err", err)
 		}
 	}
