@@ -36,19 +36,25 @@ type Engine interface {
 
 // Sandbox is the control surface of a test-mode provider. When set, the
 // API serves POST {prefix}/sandbox/payments and /sandbox/outage, and the
-// hosted checkout offers the payer's side: pay or cancel.
+// hosted checkout offers the payer's side: pay or cancel. Each organization
+// has a sandbox of its own: its payments prove only its deposits and its
+// outage fails only its provider calls.
 type Sandbox interface {
-	// RecordPayment records a simulated wallet payment.
+	// RecordPayment records a simulated wallet payment in the sandbox of
+	// p.OrganizationID.
 	RecordPayment(ctx context.Context, p SandboxPayment) (*engine.ProviderTransaction, error)
-	// SetOutage makes every provider call fail (true) or work (false).
-	SetOutage(down bool)
+	// SetOutage makes every provider call for an organization fail (true)
+	// or work (false).
+	SetOutage(organizationID string, down bool)
 	// SettlePayout decides the outcome ("succeeded" or "failed") of the
-	// payout of a withdrawal.
-	SettlePayout(ctx context.Context, withdrawalID, outcome string) error
+	// payout of an organization's withdrawal.
+	SettlePayout(ctx context.Context, organizationID, withdrawalID, outcome string) error
 }
 
-// SandboxPayment is a simulated payment in the contract's fields.
+// SandboxPayment is a simulated payment in the contract's fields, and the
+// organization whose sandbox records it.
 type SandboxPayment struct {
+	OrganizationID                                                                        string
 	Channel, TransactionID, PayerPhone, RecipientPhone, Amount, Status, CompletedAt, Type string
 }
 
