@@ -1,10 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/transport/signing"
 )
 
 // Security review (issue 15): each test here failed on the code before its
@@ -63,4 +74,181 @@ func TestSandboxScopedToOrganization(t *testing.T) {
 	}
 	h.work()
 	assertJSONField(t, h.getDeposit(attacker, adep, true).body, "status", `"processing"`)
+}
+
+// sendWithHeaders sends a request whose headers may repeat.
+func (h *harness) sendWithHeaders(method, path, body string, header http.Header) *response {
+	h.t.Helper()
+	r, err := http.NewRequest(method, h.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	r.Header = header
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out := &response{status: res.StatusCode}
+	out.body, _ = io.ReadAll(res.Body)
+	_ = json.Unmarshal(out.body, &out.json)
+	return out
+}
+
+// TestRepeatedCredentialHeadersRefused: a request with two values of a
+// credential header is refused in the envelope, whichever value is valid.
+func TestRepeatedCredentialHeadersRefused(t *testing.T) {
+	h := newHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	other := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	refused := func(name string, res *response) {
+		t.Helper()
+		if (res.status != 400 && res.status != 401) || res.errorCode() == "" {
+			t.Errorf("%s: %d %s, want 400 or 401 in the envelope", name, res.status, res.body)
+		}
+	}
+	bearer := func(key string) string { return "Bearer " + key }
+	for _, keys := range [][]string{{org.apiKey, other.apiKey}, {org.apiKey, "nonsense"}, {org.apiKey, org.apiKey}} {
+		refused("two Authorization headers", h.sendWithHeaders("GET", "/api/v1/balance", "", http.Header{"Authorization": {bearer(keys[0]), bearer(keys[1])}}))
+	}
+
+	create := h2h(kv{"merchant_id", `"dup-headers"`})
+	signed := func() http.Header {
+		ts := signing.Timestamp(h.clock.Now())
+		return http.Header{
+			"Authorization":         {bearer(org.apiKey)},
+			signing.TimestampHeader: {ts},
+			signing.SignatureHeader: {signing.Sign([]byte(org.secret), ts, "POST", "/api/v1/deposits", []byte(create))},
+		}
+	}
+	hdr := signed()
+	hdr[signing.SignatureHeader] = append(hdr[signing.SignatureHeader], "v1,bm9uc2Vuc2U=")
+	refused("two signatures", h.sendWithHeaders("POST", "/api/v1/deposits", create, hdr))
+	hdr = signed()
+	hdr[signing.TimestampHeader] = append(hdr[signing.TimestampHeader], "1")
+	refused("two timestamps", h.sendWithHeaders("POST", "/api/v1/deposits", create, hdr))
+	// Nothing was created by the refused requests; the well-formed one is.
+	if res := h.sendWithHeaders("POST", "/api/v1/deposits", create, signed()); res.status != 201 {
+		t.Fatalf("the same create with each header once: %d %s", res.status, res.body)
+	}
+}
+
+// TestRepeatedDeviceTokenRefused: the device endpoints refuse two tokens.
+func TestRepeatedDeviceTokenRefused(t *testing.T) {
+	h := newInboxHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	wallet := h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	token := str(h.admin("device", "add", "--org", org.id, "--name", "counter 1", "--wallet", wallet.ID), "token")
+	for _, second := range []string{"payd_dev_nonsense", token} {
+		res := h.sendWithHeaders("POST", "/api/v1/devices/heartbeat", "", http.Header{"Authorization": {"Bearer " + token, "Bearer " + second}})
+		if (res.status != 400 && res.status != 401) || res.errorCode() == "" {
+			t.Errorf("two device tokens: %d %s, want 400 or 401 in the envelope", res.status, res.body)
+		}
+	}
+	if res := h.sendWithHeaders("POST", "/api/v1/devices/heartbeat", "", http.Header{"Authorization": {"Bearer " + token}}); res.status != 200 {
+		t.Fatalf("one token: %d %s", res.status, res.body)
+	}
+}
+
+// TestOversizedBodyWithConnectionCloseGets413: a client that sends more
+// than 64 KiB and says Connection: close reads the whole 413, not a reset,
+// whether the excess fits in the socket buffers or not, and so does one
+// refused before its body is read.
+func TestOversizedBodyWithConnectionCloseGets413(t *testing.T) {
+	h := newHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	addr := strings.TrimPrefix(h.srv.URL, "http://")
+	for _, c := range []struct {
+		path, apiKey string
+		size         int
+		wantStatus   string
+	}{
+		{"/api/v1/deposits", org.apiKey, 70 << 10, "413"},
+		{"/api/v1/deposits", org.apiKey, 4 << 20, "413"},
+		{"/api/sandbox/payments", org.apiKey, 4 << 20, "413"},
+		{"/api/v1/deposits", "nonsense", 4 << 20, "401"},
+	} {
+		for range 3 { // a reset is a race the client loses only sometimes
+			status, answer, err := rawPost(addr, c.path, c.apiKey, c.size)
+			if err != nil {
+				t.Fatalf("%s with %d bytes: %v after reading %q", c.path, c.size, err, answer)
+			}
+			if status != c.wantStatus || !strings.Contains(answer, `{"error":{"code":`) {
+				t.Fatalf("%s with %d bytes: status %s, answer %q", c.path, c.size, status, answer)
+			}
+		}
+	}
+}
+
+// rawPost sends a JSON body of size bytes over a TCP connection of its own,
+// saying Connection: close, and reads the answer to its end.
+func rawPost(addr, path, apiKey string, size int) (status, answer string, err error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return "", "", err
+	}
+	defer conn.Close()
+	body := append([]byte(`{"metadata":{"pad":"`), bytes.Repeat([]byte("a"), size)...)
+	head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
+		path, addr, apiKey, len(body))
+	go func() { // the server stops reading: the rest of the write may fail
+		if _, err := conn.Write([]byte(head)); err == nil {
+			conn.Write(body)
+		}
+	}()
+	conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	got, err := io.ReadAll(conn)
+	answer = string(got)
+	if err != nil {
+		return "", answer, err
+	}
+	line, _, _ := strings.Cut(answer, "\r\n")
+	if f := strings.Fields(line); len(f) > 1 {
+		status = f[1]
+	}
+	return status, answer, nil
+}
+
+// syncBuffer is a log destination safe for the server's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestCheckoutTokenNotInAccessLog: a checkout token acts on its deposit's
+// checkout, so the access log shows no more of it than a hint.
+func TestCheckoutTokenNotInAccessLog(t *testing.T) {
+	var logs syncBuffer
+	h := newHarnessWith(t, sandboxSettings{}, func(c *appConfig) {
+		c.logger = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	id := str(h.createH2H(org, h2h(kv{"merchant_id", `"log-1"`})).json, "id")
+	token := h.checkoutToken(org, id)
+	checkoutGet(t, h.srv.URL+"/checkout/"+token, "")
+	checkoutPost(t, h.srv.URL+"/checkout/"+token+"/verify?lang=en", url.Values{"transaction_id": {"NOPE1"}})
+	checkoutPost(t, h.srv.URL+"/checkout/"+token+"/pay", url.Values{"payer_phone": {"01712345678"}})
+	out := logs.String()
+	if strings.Contains(out, token) || strings.Contains(out, token[:16]) {
+		t.Fatalf("the checkout token is in the log:\n%s", out)
+	}
+	for _, want := range []string{"path=/checkout/" + token[:4] + "…/verify", "path=/checkout/" + token[:4] + "…/pay", "status=303"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the access log has no %q:\n%s", want, out)
+		}
+	}
 }
