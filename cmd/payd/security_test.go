@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -250,5 +251,42 @@ func TestCheckoutTokenNotInAccessLog(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the access log has no %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestWebhookLastErrorRedacted: a failing delivery's stored error names
+// the endpoint without the query and fragment that may carry a receiver's
+// token, as the audit log does.
+func TestWebhookLastErrorRedacted(t *testing.T) {
+	h := webhookHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close() // nothing listens there: every post fails to connect
+	const secret = "s3cret-receiver-token"
+	h.addEndpoint(org, "http://"+dead+"/hook?token="+secret+"#"+secret)
+	h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"redact-1"`})})
+	h.clock.Add(30 * time.Minute)
+	h.work()
+	h.deliver()
+	events, err := h.app.engine.ListEventDeliveries(context.Background(), org.id, 0)
+	if err != nil || len(events) != 1 || len(events[0].Deliveries) != 1 {
+		t.Fatalf("deliveries: %+v %v", events, err)
+	}
+	d := events[0].Deliveries[0]
+	texts := []string{d.LastError}
+	for _, p := range d.Posts {
+		texts = append(texts, p.Error)
+	}
+	for _, text := range texts {
+		if strings.Contains(text, secret) {
+			t.Errorf("stored error holds the URL's token: %q", text)
+		}
+	}
+	if !strings.Contains(d.LastError, "http://"+dead+"/hook") {
+		t.Errorf("stored error does not name the endpoint: %q", d.LastError)
 	}
 }
