@@ -290,3 +290,49 @@ func TestWebhookLastErrorRedacted(t *testing.T) {
 		t.Errorf("stored error does not name the endpoint: %q", d.LastError)
 	}
 }
+
+// TestDatabasePasswordRedacted: no form of a database password reaches an
+// error or the log: a URL's user password, password and sslpassword
+// parameters in a URL's query or a key=value DSN.
+func TestDatabasePasswordRedacted(t *testing.T) {
+	const secret = "s3cret-pw"
+	for _, c := range []struct{ dsn, keep string }{
+		{"postgres://payd:" + secret + "@db.internal:5432/payd?sslmode=disable", "db.internal:5432/payd?sslmode=disable"},
+		{"postgres://payd@db.internal/payd?sslmode=require&password=" + secret, "sslmode=require"},
+		{"postgresql://db.internal/payd?sslpassword=" + secret + "&sslcert=/c.pem", "sslcert=/c.pem"},
+		{"postgres://payd@db.internal/payd?PassWord=" + secret, "payd@db.internal/payd"},
+		{"postgres://payd:" + secret + "@db.internal/payd?password=" + secret, "db.internal/payd"},
+		{"host=db.internal user=payd password=" + secret + " dbname=payd", "host=db.internal user=payd"},
+		{"host=db.internal password = '" + secret + " x' sslpassword=" + secret + " dbname=payd", "dbname=payd"},
+		{"/var/lib/payd/payd.db", "/var/lib/payd/payd.db"},
+	} {
+		got := redactDSN(c.dsn)
+		if strings.Contains(got, secret) || strings.Contains(got, "s3cret") || !strings.Contains(got, c.keep) {
+			t.Errorf("redactDSN(%q) = %q", c.dsn, got)
+		}
+	}
+
+	// The server's and the admin commands' errors and logs, for a database
+	// that cannot be reached.
+	t.Setenv("PAYD_MASTER_KEY", strings.Repeat("ab", 32))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	dsn := "postgres://payd@" + dead + "/payd?connect_timeout=2&password=" + secret
+	for _, args := range [][]string{
+		{"serve", "--addr", "127.0.0.1:0", "--db", dsn},
+		{"admin", "org", "create", "--name", "X", "--db", dsn},
+	} {
+		var out, logs bytes.Buffer
+		err := run(context.Background(), args, &out, &logs)
+		if err == nil {
+			t.Fatalf("%s: no error for an unreachable database", args[0])
+		}
+		if text := err.Error() + out.String() + logs.String(); strings.Contains(text, secret) {
+			t.Errorf("%s prints the password: %s", args[0], text)
+		}
+	}
+}

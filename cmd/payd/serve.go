@@ -195,7 +195,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	store, err := openStore(ctx, sf.db)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", sf.db, err)
+		return fmt.Errorf("open %s: %w", redactDSN(sf.db), err)
 	}
 	defer store.Close()
 
@@ -308,13 +308,4 @@ func defaultPublicURL(a *net.TCPAddr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, fmt.Sprint(a.Port))
-}
-
-// redactDSN hides a password in a database URL before it is logged.
-func redactDSN(dsn string) string {
-	if at := strings.LastIndex(dsn, "@"); at > 0 && isPostgres(dsn) {
-		scheme, _, _ := strings.Cut(dsn, "://")
-		return scheme + "://***" + dsn[at:]
-	}
-	return dsn
 }
