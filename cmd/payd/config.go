@@ -196,6 +196,19 @@ func (f *storeFlags) loadKeyring() (*engine.Keyring, error) {
 	return engine.NewKeyring(key)
 }
 
+// checkKeyFileMode refuses a key file that group or others may read or
+// write: whoever can read it can open every secret sealed in the database.
+func checkKeyFileMode(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("mode %04o lets group or others use the key; make it owner-only: chmod 600 %s", perm, path)
+	}
+	return nil
+}
+
 func decodeMasterKey(s string) ([]byte, error) {
 	s = strings.TrimSpace(s)
 	for _, dec := range []func(string) ([]byte, error){
@@ -230,6 +243,9 @@ func readOrCreateKeyFile(path string) ([]byte, error) {
 		return nil, werr
 	}
 	if !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	if err := checkKeyFileMode(path); err != nil {
 		return nil, err
 	}
 	for range 50 { // a concurrent creator may not have written it yet

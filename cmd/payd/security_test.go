@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -333,6 +337,60 @@ func TestDatabasePasswordRedacted(t *testing.T) {
 		}
 		if text := err.Error() + out.String() + logs.String(); strings.Contains(text, secret) {
 			t.Errorf("%s prints the password: %s", args[0], text)
+		}
+	}
+}
+
+// TestMasterKeyFileModeChecked: a master key file group or others can read
+// stops the start, with the fix in the message.
+func TestMasterKeyFileModeChecked(t *testing.T) {
+	t.Setenv("PAYD_MASTER_KEY", "")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "payd.db")
+	var out, logs bytes.Buffer
+	if err := run(context.Background(), []string{"admin", "org", "create", "--name", "Shop", "--db", db}, &out, &logs); err != nil {
+		t.Fatalf("first start: %v %s", err, logs.String())
+	}
+	key := db + ".key"
+	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("created key file: %v %v", fi.Mode(), err)
+	}
+	for _, mode := range []os.FileMode{0o640, 0o604, 0o644} {
+		if err := os.Chmod(key, mode); err != nil {
+			t.Fatal(err)
+		}
+		err := run(context.Background(), []string{"admin", "org", "create", "--name", "Shop", "--db", db}, &out, &logs)
+		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "chmod 600 "+key) {
+			t.Errorf("key file mode %o: %v, want a refusal naming the file and the chmod", mode, err)
+		}
+	}
+	os.Chmod(key, 0o400)
+	if err := run(context.Background(), []string{"admin", "org", "create", "--name", "Shop", "--db", db}, &out, &logs); err != nil {
+		t.Fatalf("key file mode 400: %v", err)
+	}
+}
+
+// TestSQLiteFilesOwnerOnly: the database and its -wal and -shm files are
+// created readable by their owner only, whatever the umask lets through.
+func TestSQLiteFilesOwnerOnly(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	db := filepath.Join(t.TempDir(), "payd.db")
+	store, err := openStore(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := store.GetSandboxPayment(context.Background(), "org", "bkash", "X"); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatal(err)
+	}
+	for _, name := range []string{db, db + "-wal", db + "-shm"} {
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v", filepath.Base(name), fi.Mode().Perm())
 		}
 	}
 }
