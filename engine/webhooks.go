@@ -4,9 +4,11 @@ import (
 	"context"
 	cryptorand "crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -365,6 +367,7 @@ func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
 		return err
 	}
 	started := time.Now()
+	postedURL := ep.URL
 	res := e.cfg.Webhooks.Deliver(ctx, WebhookRequest{
 		URL: ep.URL, MessageID: ev.ID, Timestamp: e.now(), Body: ev.Payload, Secrets: secrets,
 	})
@@ -387,7 +390,7 @@ func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
 			return err
 		}
 		now := e.now()
-		failure := describeWebhookFailure(res)
+		failure := describeWebhookFailure(res, postedURL)
 		if err := tx.CreateDeliveryAttempt(ctx, &DeliveryAttempt{
 			DeliveryID: cur.ID, AttemptedAt: now, StatusCode: res.StatusCode, Error: failure, Duration: took,
 		}); err != nil {
@@ -441,17 +444,37 @@ func nextWebhookDelay(attempts int, retryAfter time.Duration) time.Duration {
 	return base + jitter
 }
 
-// describeWebhookFailure says why a post failed, "" for a 2xx answer.
-func describeWebhookFailure(res WebhookResult) string {
+// describeWebhookFailure says why a post to rawURL failed, "" for a 2xx
+// answer. The URL in an error (net/http's "Post \"...\": ...") is redacted
+// as the audit log keeps it: its query may carry the receiver's token, and
+// this text is stored and shown to operators.
+func describeWebhookFailure(res WebhookResult, rawURL string) string {
 	switch {
 	case res.Err != nil:
-		return res.Err.Error()
+		text := res.Err.Error()
+		var ue *url.Error
+		if errors.As(res.Err, &ue) {
+			text = replaceURL(text, ue.URL)
+		}
+		return replaceURL(text, rawURL)
 	case res.StatusCode >= 200 && res.StatusCode < 300:
 		return ""
 	case res.StatusCode >= 300 && res.StatusCode < 400:
 		return fmt.Sprintf("HTTP %d: redirects are not followed", res.StatusCode)
 	}
 	return fmt.Sprintf("HTTP %d", res.StatusCode)
+}
+
+// replaceURL redacts each occurrence of raw in text.
+func replaceURL(text, raw string) string {
+	if raw == "" {
+		return text
+	}
+	redacted := redactURL(raw)
+	if redacted == "" {
+		redacted = "(url)"
+	}
+	return strings.ReplaceAll(text, raw, redacted)
 }
 
 // endpointSecrets opens the secrets an endpoint signs with now.

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -32,6 +34,33 @@ func BenchmarkVerifySignature(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := signing.Verify([][]byte{secret}, ts, sig, "POST", "/api/v1/deposits", benchBody, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// manyKeysBody is a create whose metadata holds as many short keys as fit
+// in a 64 KiB body: duplicate detection must stay linear in their number.
+var manyKeysBody = func() []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"amount":"750.50","payment_method":"bkash_agent","metadata":{`)
+	for i := 0; b.Len() < MaxBodyBytes-16; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"%x":0`, i)
+	}
+	b.WriteString(`}}`)
+	return b.Bytes()
+}()
+
+// BenchmarkParseObjectManyKeys is the strict decoding of a 64 KiB body
+// whose nested object has thousands of keys.
+func BenchmarkParseObjectManyKeys(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(manyKeysBody)))
+	for b.Loop() {
+		if _, err := parseObject(manyKeysBody); err != nil {
 			b.Fatal(err)
 		}
 	}

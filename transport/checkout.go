@@ -336,7 +336,7 @@ func (s *server) checkoutPay(w http.ResponseWriter, r *http.Request) error {
 	}
 	txID := "SBX" + strings.ToUpper(engine.NewID("", s.engine.Now())[16:])
 	payment := SandboxPayment{
-		Channel: d.Channel, TransactionID: txID, PayerPhone: strings.TrimSpace(r.PostForm.Get("payer_phone")),
+		OrganizationID: d.OrganizationID, Channel: d.Channel, TransactionID: txID, PayerPhone: strings.TrimSpace(r.PostForm.Get("payer_phone")),
 		Amount: engine.FormatAmount(d.Amount), Status: outcome, Type: engine.TransactionPayment,
 	}
 	if d.Action == engine.ActionDisplayInstructions {

@@ -35,7 +35,11 @@ type Devices interface {
 }
 
 func (s *server) authenticateDevice(w http.ResponseWriter, r *http.Request) (*smsinbox.Device, error) {
-	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	authorization, err := credentialHeader(r, "Authorization")
+	if err != nil {
+		return nil, err
+	}
+	scheme, token, _ := strings.Cut(authorization, " ")
 	token = strings.TrimSpace(token)
 	if !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return nil, engine.Errorf(engine.CodeUnauthorized, "missing_device_token")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -19,6 +20,13 @@ func FuzzParseObject(f *testing.F) {
 		`{"a":-0.5e+3,"b":01}`, `{"a":truex}`, `{"a":"\x"}`, `{"a":[1,2,]}`, `{"a":"\ud800"}`, "{\"a\":\"\t\"}", `{"a":1} `, `{"a":1}{}`, ``, ` `, `[`, `{"a":1,"a":2}`, `{"a":{"b":1,"b":2}}`, `[1]`, `{"a":1}{}`, `{"a":"\xff"}`, `{"a":[[[[[[[[[[]]]]]]]]]]}`, "{\"a\":\"\x00\"}", `{"amount":"1e3"}`, ` {"x" : null } `} {
 		f.Add([]byte(s))
 	}
+	// Objects past keySet's scan, with and without a late duplicate.
+	var many strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&many, `"k%d":%d,`, i, i)
+	}
+	f.Add([]byte(`{"m":{` + many.String() + `"k0":1}}`))
+	f.Add([]byte(`{"m":{` + many.String() + `"k40":1}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		o, err := parseObject(body)
 		ref, refErr := parseObjectTokens(body)

@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"unicode/utf8"
@@ -164,14 +165,11 @@ func (sc *jsonScanner) value(path jsonPath, depth int) error {
 	switch c := sc.data[sc.pos]; {
 	case c == '{':
 		sc.pos++
-		var seen []string // a handful of keys: a scan beats a map
+		var seen keySet
 		return sc.members(func(key string) error {
-			for _, k := range seen {
-				if k == key {
-					return engine.Invalid(path.String()+"."+key, "duplicate key")
-				}
+			if !seen.add(key) {
+				return engine.Invalid(path.String()+"."+key, "duplicate key")
 			}
-			seen = append(seen, key)
 			member := jsonPath{parent: &path, key: key}
 			if depth+1 > maxJSONDepth {
 				return engine.Invalid(member.String(), "nested too deeply")
@@ -218,6 +216,43 @@ func (sc *jsonScanner) value(path jsonPath, depth int) error {
 		}
 	}
 	return errNotObject
+}
+
+// keySet is the keys of one object seen so far. Most objects have a
+// handful, which a scan finds faster than a map; past smallKeySet the keys
+// go into a map, so thousands of keys cost linear time, not quadratic.
+type keySet struct {
+	few  []string
+	many map[string]struct{}
+}
+
+const smallKeySet = 16
+
+// add records key and reports whether it is new.
+func (ks *keySet) add(key string) bool {
+	if ks.many != nil {
+		if _, dup := ks.many[key]; dup {
+			return false
+		}
+		ks.many[key] = struct{}{}
+		return true
+	}
+	for _, k := range ks.few {
+		if k == key {
+			return false
+		}
+	}
+	if len(ks.few) < smallKeySet {
+		ks.few = append(ks.few, key)
+		return true
+	}
+	ks.many = make(map[string]struct{}, 4*smallKeySet)
+	for _, k := range ks.few {
+		ks.many[k] = struct{}{}
+	}
+	ks.many[key] = struct{}{}
+	ks.few = nil
+	return true
 }
 
 // key reads an object key: a string, decoded.
@@ -381,14 +416,16 @@ func (o *object) rawObject(name string) (json.RawMessage, error) {
 // errBodyTooLarge is returned for bodies over the limit: 413.
 var errBodyTooLarge = &engine.Error{Code: engine.CodeRequestTooLarge, Message: "body: must be at most 65536 bytes"}
 
-// readBody reads at most limit bytes of a request body.
+// readBody reads at most limit bytes of a request body. The handler's
+// http.MaxBytesReader (limitBodies) may be what says it is too large.
 func readBody(r io.Reader, limit int64) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r, limit+1))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) || int64(len(body)) > limit {
+		return nil, errBodyTooLarge
+	}
 	if err != nil {
 		return nil, engine.Invalid("body", "could not be read")
-	}
-	if int64(len(body)) > limit {
-		return nil, errBodyTooLarge
 	}
 	return body, nil
 }

@@ -21,16 +21,18 @@ type sandboxPaymentView struct {
 }
 
 // recordSandboxPayment serves POST {prefix}/sandbox/payments (bearer): a
-// wallet payment as a payer would make it, for lookups to find.
+// wallet payment as a payer would make it, for lookups of the caller's
+// organization's deposits to find.
 func (s *server) recordSandboxPayment(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.admit(w, r, classDefault); err != nil {
+	principal, err := s.admit(w, r, classDefault)
+	if err != nil {
 		return err
 	}
 	o, err := readObject(r, "channel", "transaction_id", "payer_phone", "recipient_phone", "amount", "status", "completed_at", "type")
 	if err != nil {
 		return err
 	}
-	var p SandboxPayment
+	p := SandboxPayment{OrganizationID: principal.OrganizationID}
 	for _, f := range []struct {
 		name     string
 		dst      *string
@@ -66,9 +68,11 @@ func (s *server) recordSandboxPayment(w http.ResponseWriter, r *http.Request) er
 
 // setSandboxOutage serves POST {prefix}/sandbox/outage (bearer) with
 // {"enabled": true|false}: while enabled, provider lookups fail as if the
-// wallet API were down, and attempts wait as delayed.
+// wallet API were down, and attempts wait as delayed: the caller's
+// organization's, no other's.
 func (s *server) setSandboxOutage(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.admit(w, r, classDefault); err != nil {
+	principal, err := s.admit(w, r, classDefault)
+	if err != nil {
 		return err
 	}
 	o, err := readObject(r, "enabled")
@@ -79,7 +83,7 @@ func (s *server) setSandboxOutage(w http.ResponseWriter, r *http.Request) error 
 	if raw, ok := o.fields["enabled"]; !ok || json.Unmarshal(raw, &enabled) != nil || isNull(raw) {
 		return engine.Invalid("enabled", "must be true or false")
 	}
-	s.sandbox.SetOutage(enabled)
+	s.sandbox.SetOutage(principal.OrganizationID, enabled)
 	writeJSON(w, http.StatusOK, map[string]bool{"enabled": enabled})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -36,19 +37,25 @@ type Engine interface {
 
 // Sandbox is the control surface of a test-mode provider. When set, the
 // API serves POST {prefix}/sandbox/payments and /sandbox/outage, and the
-// hosted checkout offers the payer's side: pay or cancel.
+// hosted checkout offers the payer's side: pay or cancel. Each organization
+// has a sandbox of its own: its payments prove only its deposits and its
+// outage fails only its provider calls.
 type Sandbox interface {
-	// RecordPayment records a simulated wallet payment.
+	// RecordPayment records a simulated wallet payment in the sandbox of
+	// p.OrganizationID.
 	RecordPayment(ctx context.Context, p SandboxPayment) (*engine.ProviderTransaction, error)
-	// SetOutage makes every provider call fail (true) or work (false).
-	SetOutage(down bool)
+	// SetOutage makes every provider call for an organization fail (true)
+	// or work (false).
+	SetOutage(organizationID string, down bool)
 	// SettlePayout decides the outcome ("succeeded" or "failed") of the
-	// payout of a withdrawal.
-	SettlePayout(ctx context.Context, withdrawalID, outcome string) error
+	// payout of an organization's withdrawal.
+	SettlePayout(ctx context.Context, organizationID, withdrawalID, outcome string) error
 }
 
-// SandboxPayment is a simulated payment in the contract's fields.
+// SandboxPayment is a simulated payment in the contract's fields, and the
+// organization whose sandbox records it.
 type SandboxPayment struct {
+	OrganizationID                                                                        string
 	Channel, TransactionID, PayerPhone, RecipientPhone, Amount, Status, CompletedAt, Type string
 }
 
@@ -117,7 +124,22 @@ func NewHandler(cfg Config) http.Handler {
 	}))
 	mux.Handle("GET /checkout/{token}", s.handle(s.checkoutPage))
 	mux.Handle("POST /checkout/{token}/verify", s.handle(s.checkoutVerify))
-	return s.logRequests(s.canonicalPaths(mux))
+	return limitBodies(s.logRequests(s.canonicalPaths(mux)))
+}
+
+// limitBodies reads every request body through http.MaxBytesReader on the
+// connection's own ResponseWriter, and once the handler is done reads what
+// it left unread, up to the limit. A body over the limit then makes the
+// server half-close and linger before it closes, so a client that said
+// Connection: close reads its whole answer (the 413, or a 401 refused
+// before the body was read) instead of a reset caused by unread data.
+func limitBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		r.Body = body
+		next.ServeHTTP(w, r)
+		_, _ = io.Copy(io.Discard, body)
+	})
 }
 
 // handlerFunc is an HTTP handler that returns its error instead of writing
@@ -185,7 +207,7 @@ func (s *server) handle(h handlerFunc) http.Handler {
 			if errors.Is(r.Context().Err(), context.Canceled) {
 				return // the client is gone; nobody reads an answer
 			}
-			s.logger.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+			s.logger.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", loggedPath(r), "err", err)
 			e = &engine.Error{Code: engine.CodeInternal, Message: "internal error"}
 		}
 		var env errorEnvelope
@@ -205,9 +227,28 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v) // a write error means the client is gone
 }
 
+// credentialHeader returns the one value of a header that carries a
+// credential (an API key, a device token, a signature or its timestamp). A
+// request with two is refused: which one a proxy, a log or payd would act
+// on is not something a caller should be able to play with.
+func credentialHeader(r *http.Request, name string) (string, error) {
+	values := r.Header.Values(name)
+	if len(values) > 1 {
+		return "", engine.Invalid(name, "must be sent once")
+	}
+	if len(values) == 0 {
+		return "", nil
+	}
+	return values[0], nil
+}
+
 // authenticate resolves the bearer API key of a request.
 func (s *server) authenticate(r *http.Request) (*engine.Principal, error) {
-	scheme, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	authorization, err := credentialHeader(r, "Authorization")
+	if err != nil {
+		return nil, err
+	}
+	scheme, key, _ := strings.Cut(authorization, " ")
 	key = strings.TrimSpace(key)
 	if !strings.EqualFold(scheme, "Bearer") || key == "" {
 		return nil, engine.Errorf(engine.CodeUnauthorized, engine.ReasonMissingAPIKey)
@@ -221,9 +262,15 @@ func (s *server) checkSignature(r *http.Request, p *engine.Principal, body []byt
 	if target == "" {
 		target = r.URL.RequestURI()
 	}
-	err := signing.Verify(p.SigningSecrets,
-		r.Header.Get(signing.TimestampHeader), r.Header.Get(signing.SignatureHeader),
-		r.Method, target, body, s.engine.Now())
+	timestamp, err := credentialHeader(r, signing.TimestampHeader)
+	if err != nil {
+		return err
+	}
+	signature, err := credentialHeader(r, signing.SignatureHeader)
+	if err != nil {
+		return err
+	}
+	err = signing.Verify(p.SigningSecrets, timestamp, signature, r.Method, target, body, s.engine.Now())
 	if err != nil {
 		return engine.Errorf(engine.CodeUnauthorized, "%s", err.Error())
 	}
@@ -241,6 +288,25 @@ func (r *statusRecorder) WriteHeader(status int) {
 	r.ResponseWriter.WriteHeader(status)
 }
 
+// loggedPath is a request's path as the logs show it: a hosted checkout's
+// token is masked to its first characters, since the token alone acts on
+// its deposit's checkout.
+func loggedPath(r *http.Request) string {
+	const prefix = "/checkout/"
+	rest, ok := strings.CutPrefix(r.URL.Path, prefix)
+	if !ok {
+		return r.URL.Path
+	}
+	token, tail := rest, ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		token, tail = rest[:i], rest[i:]
+	}
+	if len(token) > 4 {
+		token = token[:4]
+	}
+	return prefix + token + "…" + tail
+}
+
 // logRequests writes one line per request. It never logs headers, so no
 // API key or signature reaches the log.
 func (s *server) logRequests(next http.Handler) http.Handler {
@@ -250,7 +316,7 @@ func (s *server) logRequests(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
+			slog.String("path", loggedPath(r)),
 			slog.Int("status", rec.status),
 			slog.Duration("duration", time.Since(start)))
 	})

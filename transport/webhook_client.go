@@ -39,17 +39,7 @@ var ErrRefusedDestination = errors.New("destination refused")
 func NewWebhookClient(allowPrivate bool) *WebhookClient {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	if !allowPrivate {
-		dialer.Control = func(_, address string, _ syscall.RawConn) error {
-			host, _, err := net.SplitHostPort(address)
-			if err != nil {
-				return fmt.Errorf("%w: %s", ErrRefusedDestination, address)
-			}
-			ip, err := netip.ParseAddr(host)
-			if err != nil || !PublicAddress(ip) {
-				return fmt.Errorf("%w: %s is not a public address", ErrRefusedDestination, host)
-			}
-			return nil
-		}
+		dialer.Control = refuseNonPublic
 	}
 	return &WebhookClient{client: &http.Client{
 		Timeout: WebhookTimeout,
@@ -66,22 +56,46 @@ func NewWebhookClient(allowPrivate bool) *WebhookClient {
 	}}
 }
 
+// refuseNonPublic is the dialer's Control: it runs after DNS resolution,
+// on the address about to be connected to, before any packet is sent.
+func refuseNonPublic(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrRefusedDestination, address)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || !PublicAddress(ip) {
+		return fmt.Errorf("%w: %s is not a public address", ErrRefusedDestination, host)
+	}
+	return nil
+}
+
 // nonPublic are the ranges a webhook may never reach without the operator's
 // leave, beyond what netip classifies (loopback, private, link-local,
-// multicast, unspecified).
+// multicast, unspecified): special-purpose blocks of the IANA registries,
+// and every IPv6 form that carries an IPv4 address (which may be private)
+// other than IPv4-mapped, which PublicAddress judges by its IPv4.
 var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, and broadcast
-	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
-	netip.MustParsePrefix("2001:db8::/32"),  // documentation
-	netip.MustParsePrefix("fec0::/10"),      // deprecated site-local
-	netip.MustParsePrefix("100::/64"),       // discard
-	netip.MustParsePrefix("2001::/23"),      // IETF protocol assignments
-	netip.MustParsePrefix("64:ff9b::/96"),   // NAT64: may reach any IPv4 address
-	netip.MustParsePrefix("2002::/16"),      // 6to4: embeds an IPv4 address
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation (TEST-NET-1)
+	netip.MustParsePrefix("192.88.99.0/24"),  // deprecated 6to4 relay anycast
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation (TEST-NET-2)
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation (TEST-NET-3)
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible: embeds any IPv4 address
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated (SIIT): embeds any IPv4 address
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64: may reach any IPv4 address
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+	netip.MustParsePrefix("100::/64"),        // discard
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments (Teredo, ORCHID...)
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("2002::/16"),       // 6to4: embeds an IPv4 address
+	netip.MustParsePrefix("3fff::/20"),       // documentation
+	netip.MustParsePrefix("5f00::/16"),       // SRv6 segment identifiers
+	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
 }
 
 // PublicAddress reports whether a webhook may be delivered to ip without

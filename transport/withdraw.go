@@ -104,7 +104,7 @@ func (s *server) settleSandboxWithdrawal(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	if err := s.sandbox.SettlePayout(r.Context(), wd.ID, outcome); err != nil {
+	if err := s.sandbox.SettlePayout(r.Context(), p.OrganizationID, wd.ID, outcome); err != nil {
 		return err
 	}
 	if err := s.engine.PollPayoutNow(r.Context(), p.OrganizationID, wd.ID); err != nil {

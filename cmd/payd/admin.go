@@ -126,7 +126,7 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	store, err := openStore(ctx, sf.db)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", sf.db, err)
+		return fmt.Errorf("open %s: %w", redactDSN(sf.db), err)
 	}
 	defer store.Close()
 	// Admin commands create no checkouts, so no provider is reachable

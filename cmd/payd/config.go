@@ -9,7 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -75,12 +77,100 @@ func isPostgres(dsn string) bool {
 
 // openStore opens the database a DSN names and applies its migrations: a
 // postgres:// URL selects Postgres, anything else is a SQLite file path.
+// Its error holds none of the DSN's passwords.
 func openStore(ctx context.Context, dsn string) (paydStore, error) {
+	var store paydStore
+	var err error
 	if isPostgres(dsn) {
-		return postgres.Open(ctx, dsn)
+		store, err = postgres.Open(ctx, dsn)
+	} else {
+		store, err = sqlite.Open(ctx, dsn)
 	}
-	return sqlite.Open(ctx, dsn)
+	if err != nil {
+		return nil, redactedError{text: redactPasswords(err.Error(), dsn), err: err}
+	}
+	return store, nil
 }
+
+// redacted replaces a password wherever payd prints a DSN.
+const redacted = "***"
+
+// dsnPasswordParam is a password or sslpassword parameter of a key=value
+// DSN, its value bare or single-quoted (with backslash escapes).
+var dsnPasswordParam = regexp.MustCompile(`(?i)\b(password|sslpassword)(\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)`)
+
+// redactDSN is a database DSN as payd prints it, in errors and logs: a
+// postgres URL's user password and its password and sslpassword query
+// parameters, or those parameters of a key=value DSN, become "***". Every
+// place that prints a DSN uses it.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
+		return dsnPasswordParam.ReplaceAllString(dsn, "${1}${2}"+redacted)
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), redacted)
+	}
+	if u.RawQuery != "" {
+		params := strings.Split(u.RawQuery, "&")
+		for i, p := range params {
+			k, _, _ := strings.Cut(p, "=")
+			if name, err := url.QueryUnescape(k); err != nil || isPasswordParam(name) {
+				params[i] = k + "=" + redacted
+			}
+		}
+		u.RawQuery = strings.Join(params, "&")
+	}
+	return u.String()
+}
+
+func isPasswordParam(name string) bool {
+	return strings.EqualFold(name, "password") || strings.EqualFold(name, "sslpassword")
+}
+
+// dsnPasswords are the passwords a DSN holds, as written and decoded.
+func dsnPasswords(dsn string) []string {
+	var out []string
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Opaque == "" {
+		if pw, has := u.User.Password(); has {
+			out = append(out, pw, url.PathEscape(pw), url.QueryEscape(pw))
+		}
+		for k, vs := range u.Query() {
+			if isPasswordParam(k) {
+				for _, v := range vs {
+					out = append(out, v, url.QueryEscape(v))
+				}
+			}
+		}
+	}
+	for _, m := range dsnPasswordParam.FindAllStringSubmatch(dsn, -1) {
+		out = append(out, strings.Trim(m[3], "'"), m[3])
+	}
+	return out
+}
+
+// redactPasswords removes from text (an error of a database driver) the
+// DSN itself and every password it holds, in whatever form the driver
+// printed them.
+func redactPasswords(text, dsn string) string {
+	text = strings.ReplaceAll(text, dsn, redactDSN(dsn))
+	for _, pw := range dsnPasswords(dsn) {
+		if pw != "" && pw != redacted {
+			text = strings.ReplaceAll(text, pw, redacted)
+		}
+	}
+	return text
+}
+
+// redactedError is an error whose text was cleaned of secrets; errors.Is
+// and As still see the original.
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e redactedError) Error() string { return e.text }
+func (e redactedError) Unwrap() error { return e.err }
 
 // loadKeyring returns the keyring for the master key: PAYD_MASTER_KEY if set,
 // else the key file, which is generated on first use.
@@ -104,6 +194,19 @@ func (f *storeFlags) loadKeyring() (*engine.Keyring, error) {
 		return nil, fmt.Errorf("master key file %s: %w", path, err)
 	}
 	return engine.NewKeyring(key)
+}
+
+// checkKeyFileMode refuses a key file that group or others may read or
+// write: whoever can read it can open every secret sealed in the database.
+func checkKeyFileMode(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("mode %04o lets group or others use the key; make it owner-only: chmod 600 %s", perm, path)
+	}
+	return nil
 }
 
 func decodeMasterKey(s string) ([]byte, error) {
@@ -140,6 +243,9 @@ func readOrCreateKeyFile(path string) ([]byte, error) {
 		return nil, werr
 	}
 	if !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	if err := checkKeyFileMode(path); err != nil {
 		return nil, err
 	}
 	for range 50 { // a concurrent creator may not have written it yet

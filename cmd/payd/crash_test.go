@@ -546,7 +546,7 @@ func crashCheck(t *testing.T, store paydStore, db, orgID string, l *crashLedger,
 		}
 	}
 	for txID := range l.payments {
-		if _, err := store.GetSandboxPayment(ctx, "bkash", txID); err != nil {
+		if _, err := store.GetSandboxPayment(ctx, orgID, "bkash", txID); err != nil {
 			t.Errorf("acknowledged sandbox payment %s: %v", txID, err)
 		}
 	}
@@ -570,7 +570,7 @@ func crashCheck(t *testing.T, store paydStore, db, orgID string, l *crashLedger,
 		if w.MerchantID != want.merchantID || !w.Amount.Equal(decimal.RequireFromString(want.amount)) || w.Account != want.account {
 			t.Errorf("withdrawal %s is %s %s %s, was created as %+v", id, w.MerchantID, w.Amount, w.Account, want)
 		}
-		po, err := store.GetSandboxPayout(ctx, id)
+		po, _, err := store.GetSandboxPayout(ctx, id)
 		if err != nil {
 			t.Errorf("withdrawal %s has no payout in the sandbox book: %v", id, err)
 			continue

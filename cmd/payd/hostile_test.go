@@ -152,7 +152,7 @@ func runHostile(t *testing.T, h *harness) {
 	if got := h.balance(org); got != balanceBefore {
 		t.Errorf("balance moved: %s -> %s", balanceBefore, got)
 	}
-	if _, err := h.cfg.store.GetSandboxPayment(ctx, "bkash", "HOSTILE1"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := h.cfg.store.GetSandboxPayment(ctx, org.id, "bkash", "HOSTILE1"); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("a hostile sandbox payment was recorded: %v", err)
 	}
 	accepted := runAcceptedVerbatim(t, h, org)

@@ -139,10 +139,12 @@ func (c sandboxControl) RecordPayment(ctx context.Context, p transport.SandboxPa
 	return c.provider.RecordPayment(ctx, sandbox.PaymentParams(p))
 }
 
-func (c sandboxControl) SetOutage(down bool) { c.provider.SetOutage(down) }
+func (c sandboxControl) SetOutage(organizationID string, down bool) {
+	c.provider.SetOutage(organizationID, down)
+}
 
-func (c sandboxControl) SettlePayout(ctx context.Context, withdrawalID, outcome string) error {
-	_, err := c.provider.Settle(ctx, withdrawalID, outcome)
+func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, withdrawalID, outcome string) error {
+	_, err := c.provider.Settle(ctx, organizationID, withdrawalID, outcome)
 	if errors.Is(err, sandbox.ErrAlreadySettled) {
 		return engine.Errorf(engine.CodeConflict, "outcome: the payout was already settled the other way")
 	}
@@ -198,7 +200,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	store, err := openStore(ctx, sf.db)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", sf.db, err)
+		return fmt.Errorf("open %s: %w", redactDSN(sf.db), err)
 	}
 	defer store.Close()
 
@@ -311,13 +313,4 @@ func defaultPublicURL(a *net.TCPAddr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, fmt.Sprint(a.Port))
-}
-
-// redactDSN hides a password in a database URL before it is logged.
-func redactDSN(dsn string) string {
-	if at := strings.LastIndex(dsn, "@"); at > 0 && isPostgres(dsn) {
-		scheme, _, _ := strings.Cut(dsn, "://")
-		return scheme + "://***" + dsn[at:]
-	}
-	return dsn
 }

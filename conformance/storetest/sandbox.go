@@ -13,6 +13,7 @@ import (
 
 func testSandboxPayments(t *testing.T, s Store) {
 	ctx := context.Background()
+	const org, other = "org_sandbox_1", "org_sandbox_2"
 	completed := &engine.ProviderTransaction{
 		Channel: engine.ChannelBkash, TransactionID: "TRX1", Type: engine.TransactionCashOut,
 		Status: engine.TransactionCompleted, Amount: dec("1234.50"), Currency: engine.Currency,
@@ -26,29 +27,43 @@ func testSandboxPayments(t *testing.T, s Store) {
 		PayerPhone: "01711111111",
 	}
 	for _, p := range []*engine.ProviderTransaction{completed, pending} {
-		if err := s.RecordSandboxPayment(ctx, p); err != nil {
+		if err := s.RecordSandboxPayment(ctx, org, p); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, want := range []*engine.ProviderTransaction{completed, pending} {
-		got, err := s.GetSandboxPayment(ctx, want.Channel, want.TransactionID)
+		got, err := s.GetSandboxPayment(ctx, org, want.Channel, want.TransactionID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		assertEqual(t, got, want)
 	}
-	if got, err := s.GetSandboxPayment(ctx, engine.ChannelBkash, "TRX1"); err != nil || !got.Amount.Equal(dec("1234.5")) {
+	if got, err := s.GetSandboxPayment(ctx, org, engine.ChannelBkash, "TRX1"); err != nil || !got.Amount.Equal(dec("1234.5")) {
 		t.Errorf("completed payment: %v, %v", got, err)
 	}
-	if got, err := s.GetSandboxPayment(ctx, engine.ChannelNagad, "TRX1"); err != nil || !got.CompletedAt.IsZero() {
+	if got, err := s.GetSandboxPayment(ctx, org, engine.ChannelNagad, "TRX1"); err != nil || !got.CompletedAt.IsZero() {
 		t.Errorf("pending payment: %v, %v, want a zero completion time", got, err)
 	}
 
 	dup := *completed
 	dup.Amount = dec("1")
-	wantDuplicate(t, "duplicate payment", s.RecordSandboxPayment(ctx, &dup))
-	_, err := s.GetSandboxPayment(ctx, engine.ChannelBkash, "TRX2")
+	wantDuplicate(t, "duplicate payment", s.RecordSandboxPayment(ctx, org, &dup))
+	_, err := s.GetSandboxPayment(ctx, org, engine.ChannelBkash, "TRX2")
 	wantNotFound(t, "unknown payment", err)
+
+	// Each organization has a sandbox of its own: another's payment is not
+	// found, and the same ID can be recorded there with its own amount.
+	_, err = s.GetSandboxPayment(ctx, other, engine.ChannelBkash, "TRX1")
+	wantNotFound(t, "another organization's payment", err)
+	if err := s.RecordSandboxPayment(ctx, other, &dup); err != nil {
+		t.Fatalf("the same ID in another organization: %v", err)
+	}
+	if got, err := s.GetSandboxPayment(ctx, other, engine.ChannelBkash, "TRX1"); err != nil || !got.Amount.Equal(dec("1")) {
+		t.Errorf("other organization's payment: %v, %v", got, err)
+	}
+	if got, err := s.GetSandboxPayment(ctx, org, engine.ChannelBkash, "TRX1"); err != nil || !got.Amount.Equal(dec("1234.5")) {
+		t.Errorf("first organization's payment after another's: %v, %v", got, err)
+	}
 }
 
 func testSandboxPayouts(t *testing.T, s Store) {
@@ -62,16 +77,21 @@ func testSandboxPayouts(t *testing.T, s Store) {
 		Amount: dec("0.01"), Status: engine.PayoutFailed, Reason: "account closed ☹",
 		CreatedAt: base, CompletedAt: base.Add(time.Second),
 	}
+	orgOf := map[string]string{"wdr_1:1": "org_sandbox_1", "wdr_2:1": "org_sandbox_2"}
 	for _, p := range []*engine.Payout{pending, failed} {
-		if err := s.CreateSandboxPayout(ctx, p); err != nil {
+		if err := s.CreateSandboxPayout(ctx, orgOf[p.IdempotencyKey], p); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// get also checks that the payout keeps its organization.
 	get := func(key string) *engine.Payout {
 		t.Helper()
-		p, err := s.GetSandboxPayout(ctx, key)
+		p, org, err := s.GetSandboxPayout(ctx, key)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if org != orgOf[key] {
+			t.Errorf("payout %s belongs to %q, want %q", key, org, orgOf[key])
 		}
 		return p
 	}
@@ -84,7 +104,7 @@ func testSandboxPayouts(t *testing.T, s Store) {
 
 	dup := *pending
 	dup.Reference, dup.Amount = "SBX-OTHER", dec("1")
-	wantDuplicate(t, "duplicate payout", s.CreateSandboxPayout(ctx, &dup))
+	wantDuplicate(t, "duplicate payout", s.CreateSandboxPayout(ctx, "org_sandbox_2", &dup))
 	assertEqual(t, get("wdr_1:1"), pending)
 
 	// Update writes the outcome and nothing else.
@@ -102,7 +122,7 @@ func testSandboxPayouts(t *testing.T, s Store) {
 	}
 	assertEqual(t, get("wdr_2:1"), failed)
 
-	_, err := s.GetSandboxPayout(ctx, "wdr_x:1")
+	_, _, err := s.GetSandboxPayout(ctx, "wdr_x:1")
 	wantNotFound(t, "unknown payout", err)
 	wantNotFound(t, "update of an unknown payout",
 		s.UpdateSandboxPayout(ctx, &engine.Payout{IdempotencyKey: "wdr_x:1", Status: engine.PayoutFailed}))

@@ -18,10 +18,10 @@ import (
 type Store interface {
 	engine.Store
 	smsinbox.Store
-	RecordSandboxPayment(ctx context.Context, p *engine.ProviderTransaction) error
-	GetSandboxPayment(ctx context.Context, channel, transactionID string) (*engine.ProviderTransaction, error)
-	CreateSandboxPayout(ctx context.Context, p *engine.Payout) error
-	GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, error)
+	RecordSandboxPayment(ctx context.Context, organizationID string, p *engine.ProviderTransaction) error
+	GetSandboxPayment(ctx context.Context, organizationID, channel, transactionID string) (*engine.ProviderTransaction, error)
+	CreateSandboxPayout(ctx context.Context, organizationID string, p *engine.Payout) error
+	GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, string, error)
 	UpdateSandboxPayout(ctx context.Context, p *engine.Payout) error
 }
 

@@ -36,9 +36,11 @@ type sandboxControl struct{ p *sandbox.Provider }
 func (c sandboxControl) RecordPayment(ctx context.Context, p transport.SandboxPayment) (*engine.ProviderTransaction, error) {
 	return c.p.RecordPayment(ctx, sandbox.PaymentParams(p))
 }
-func (c sandboxControl) SetOutage(down bool) { c.p.SetOutage(down) }
-func (c sandboxControl) SettlePayout(ctx context.Context, id, outcome string) error {
-	_, err := c.p.Settle(ctx, id, outcome)
+func (c sandboxControl) SetOutage(organizationID string, down bool) {
+	c.p.SetOutage(organizationID, down)
+}
+func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, id, outcome string) error {
+	_, err := c.p.Settle(ctx, organizationID, id, outcome)
 	return err
 }
 

@@ -9,13 +9,15 @@ import (
 	"github.com/payd-engine/payd/engine"
 )
 
-// PayoutStore keeps simulated payouts durably. storage/sqlite implements it.
+// PayoutStore keeps simulated payouts durably, each with the organization
+// it pays for. storage/sqlite and storage/postgres implement it.
 type PayoutStore interface {
-	// CreateSandboxPayout stores p. Returns engine.ErrDuplicate if a payout
-	// with p.IdempotencyKey exists.
-	CreateSandboxPayout(ctx context.Context, p *engine.Payout) error
-	// GetSandboxPayout returns a payout by key, or engine.ErrNotFound.
-	GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, error)
+	// CreateSandboxPayout stores p for an organization. Returns
+	// engine.ErrDuplicate if a payout with p.IdempotencyKey exists.
+	CreateSandboxPayout(ctx context.Context, organizationID string, p *engine.Payout) error
+	// GetSandboxPayout returns a payout by key and its organization, or
+	// engine.ErrNotFound.
+	GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, string, error)
 	// UpdateSandboxPayout writes status, reason, reference and completion.
 	UpdateSandboxPayout(ctx context.Context, p *engine.Payout) error
 }
@@ -41,7 +43,7 @@ func (p *Provider) CheckPayoutMethod(_ context.Context, method string) error {
 // SendPayout records a payout once per idempotency key: a repeat returns
 // the payout the first request made.
 func (p *Provider) SendPayout(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
-	if p.outage.Load() {
+	if p.Outage(req.OrganizationID) {
 		return nil, engine.ErrProviderUnavailable
 	}
 	po := &engine.Payout{
@@ -49,7 +51,7 @@ func (p *Provider) SendPayout(ctx context.Context, req engine.PayoutRequest) (*e
 		Method: req.Method, Account: req.Account, Amount: req.Amount,
 		Status: engine.PayoutPending, CreatedAt: p.clock.Now().UTC().Truncate(time.Microsecond),
 	}
-	err := p.payouts.CreateSandboxPayout(ctx, po)
+	err := p.payouts.CreateSandboxPayout(ctx, req.OrganizationID, po)
 	if errors.Is(err, engine.ErrDuplicate) {
 		return p.GetPayout(ctx, req.IdempotencyKey)
 	} else if err != nil {
@@ -59,16 +61,17 @@ func (p *Provider) SendPayout(ctx context.Context, req engine.PayoutRequest) (*e
 }
 
 // GetPayout returns a payout by key; in auto mode a pending payout whose
-// delay has passed settles as it is read.
+// delay has passed settles as it is read. The outage checked is that of
+// the payout's organization, which the engine's call does not name.
 func (p *Provider) GetPayout(ctx context.Context, key string) (*engine.Payout, error) {
-	if p.outage.Load() {
-		return nil, engine.ErrProviderUnavailable
-	}
-	po, err := p.payouts.GetSandboxPayout(ctx, key)
+	po, org, err := p.payouts.GetSandboxPayout(ctx, key)
 	if errors.Is(err, engine.ErrNotFound) {
 		return nil, engine.ErrPayoutNotFound
 	} else if err != nil {
 		return nil, err
+	}
+	if p.Outage(org) {
+		return nil, engine.ErrProviderUnavailable
 	}
 	return p.settleIfDue(ctx, po)
 }
@@ -88,7 +91,7 @@ func (p *Provider) settleIfDue(ctx context.Context, po *engine.Payout) (*engine.
 func (p *Provider) complete(ctx context.Context, po *engine.Payout, outcome, reason string) (*engine.Payout, error) {
 	p.settleMu.Lock()
 	defer p.settleMu.Unlock()
-	cur, err := p.payouts.GetSandboxPayout(ctx, po.IdempotencyKey)
+	cur, _, err := p.payouts.GetSandboxPayout(ctx, po.IdempotencyKey)
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +113,9 @@ var ErrAlreadySettled = errors.New("payout already settled")
 // Settle decides the outcome of a payout by hand (manual mode, or to force
 // one in auto mode): outcome is engine.PayoutSucceeded or PayoutFailed. A
 // payout not sent yet is recorded with its outcome, which the send then
-// finds. Settling again the same way is a no-op.
-func (p *Provider) Settle(ctx context.Context, key, outcome string) (*engine.Payout, error) {
+// finds. Settling again the same way is a no-op. organizationID owns the
+// withdrawal whose payout key is settled; the caller has checked that.
+func (p *Provider) Settle(ctx context.Context, organizationID, key, outcome string) (*engine.Payout, error) {
 	if outcome != engine.PayoutSucceeded && outcome != engine.PayoutFailed {
 		return nil, engine.Invalid("outcome", "must be succeeded or failed")
 	}
@@ -119,11 +123,11 @@ func (p *Provider) Settle(ctx context.Context, key, outcome string) (*engine.Pay
 	if outcome == engine.PayoutFailed {
 		reason = "failed by sandbox settlement"
 	}
-	po, err := p.payouts.GetSandboxPayout(ctx, key)
+	po, _, err := p.payouts.GetSandboxPayout(ctx, key)
 	if errors.Is(err, engine.ErrNotFound) {
 		now := p.clock.Now().UTC().Truncate(time.Microsecond)
 		po = &engine.Payout{IdempotencyKey: key, Reference: "sbxpo_" + engine.RandomToken(12), Status: engine.PayoutPending, CreatedAt: now}
-		if err := p.payouts.CreateSandboxPayout(ctx, po); err != nil && !errors.Is(err, engine.ErrDuplicate) {
+		if err := p.payouts.CreateSandboxPayout(ctx, organizationID, po); err != nil && !errors.Is(err, engine.ErrDuplicate) {
 			return nil, err
 		}
 	} else if err != nil {

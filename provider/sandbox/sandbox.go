@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -19,13 +18,17 @@ import (
 )
 
 // PaymentStore keeps simulated payments durably, so a payment recorded
-// before a restart is still found after it. storage/sqlite implements it.
+// before a restart is still found after it. Each organization has a sandbox
+// of its own: a payment one records is never found for another.
+// storage/sqlite and storage/postgres implement it.
 type PaymentStore interface {
-	// RecordSandboxPayment stores p. Returns engine.ErrDuplicate if a
-	// payment with the same channel and transaction ID exists.
-	RecordSandboxPayment(ctx context.Context, p *engine.ProviderTransaction) error
-	// GetSandboxPayment returns a payment or engine.ErrNotFound.
-	GetSandboxPayment(ctx context.Context, channel, transactionID string) (*engine.ProviderTransaction, error)
+	// RecordSandboxPayment stores p for an organization. Returns
+	// engine.ErrDuplicate if that organization has a payment with the same
+	// channel and transaction ID.
+	RecordSandboxPayment(ctx context.Context, organizationID string, p *engine.ProviderTransaction) error
+	// GetSandboxPayment returns an organization's payment or
+	// engine.ErrNotFound.
+	GetSandboxPayment(ctx context.Context, organizationID, channel, transactionID string) (*engine.ProviderTransaction, error)
 }
 
 // Config configures the sandbox provider.
@@ -55,7 +58,8 @@ type Provider struct {
 	payoutDelay time.Duration
 	unavailable map[string]bool
 	clock       clock.Clock
-	outage      atomic.Bool
+	// outages holds the organizations whose simulated outage is on.
+	outages sync.Map
 	// settleMu serializes read-modify-write of payouts in this process.
 	settleMu sync.Mutex
 }
@@ -102,29 +106,42 @@ func (p *Provider) StartCheckout(_ context.Context, req engine.CheckoutRequest) 
 // answers for the network, so an unknown ID fails its attempt at once and
 // the payer may submit another.
 func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
-	if p.outage.Load() {
+	if p.Outage(req.OrganizationID) {
 		return nil, engine.ErrProviderUnavailable
 	}
-	t, err := p.payments.GetSandboxPayment(ctx, req.Channel, req.TransactionID)
+	t, err := p.payments.GetSandboxPayment(ctx, req.OrganizationID, req.Channel, req.TransactionID)
 	if errors.Is(err, engine.ErrNotFound) {
 		return nil, engine.ErrTransactionNotFound
 	}
 	return t, err
 }
 
-// SetOutage switches the simulated outage on or off: while on, every lookup
-// and payout call answers engine.ErrProviderUnavailable.
-func (p *Provider) SetOutage(down bool) { p.outage.Store(down) }
+// SetOutage switches an organization's simulated outage on or off: while
+// on, every lookup and payout call for that organization answers
+// engine.ErrProviderUnavailable. Other organizations are not affected.
+func (p *Provider) SetOutage(organizationID string, down bool) {
+	if down {
+		p.outages.Store(organizationID, true)
+	} else {
+		p.outages.Delete(organizationID)
+	}
+}
 
-// Outage reports whether the simulated outage is on.
-func (p *Provider) Outage() bool { return p.outage.Load() }
+// Outage reports whether an organization's simulated outage is on.
+func (p *Provider) Outage(organizationID string) bool {
+	_, down := p.outages.Load(organizationID)
+	return down
+}
 
 // channels a simulated payment may be made on.
 var channels = map[string]bool{"bkash": true, "nagad": true, "upay": true, "upi": true, "bank": true, "bangla_qr": true}
 
 // PaymentParams is a simulated wallet payment as a payer would make it,
 // in the contract's fields; Type is optional (cash_out, payment, send_money).
+// OrganizationID is the sandbox it is recorded in, the only one whose
+// deposits it can prove.
 type PaymentParams struct {
+	OrganizationID string
 	Channel        string
 	TransactionID  string
 	PayerPhone     string
@@ -137,6 +154,9 @@ type PaymentParams struct {
 
 // RecordPayment validates and stores a simulated payment.
 func (p *Provider) RecordPayment(ctx context.Context, params PaymentParams) (*engine.ProviderTransaction, error) {
+	if params.OrganizationID == "" {
+		return nil, errors.New("sandbox: a payment is recorded for an organization")
+	}
 	t := &engine.ProviderTransaction{Channel: params.Channel, Currency: engine.Currency, Type: params.Type}
 	if !channels[params.Channel] {
 		return nil, engine.Invalid("channel", "must be one of bkash, nagad, upay, upi, bank, bangla_qr")
@@ -174,7 +194,7 @@ func (p *Provider) RecordPayment(ctx context.Context, params PaymentParams) (*en
 		}
 		t.CompletedAt = t.CompletedAt.UTC()
 	}
-	if err := p.payments.RecordSandboxPayment(ctx, t); errors.Is(err, engine.ErrDuplicate) {
+	if err := p.payments.RecordSandboxPayment(ctx, params.OrganizationID, t); errors.Is(err, engine.ErrDuplicate) {
 		return nil, engine.Errorf(engine.CodeTransactionIDUsed, "transaction_id: %s is already recorded on %s", t.TransactionID, t.Channel)
 	} else if err != nil {
 		return nil, err

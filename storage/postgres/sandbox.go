@@ -15,13 +15,14 @@ import (
 const sandboxPaymentColumns = `channel, transaction_id, type, status, amount, currency,
 	payer_phone, recipient_phone, completed_at, time_precision_ns`
 
-// RecordSandboxPayment stores a simulated wallet payment. Returns
-// engine.ErrDuplicate if one with the same (Channel, TransactionID) exists.
-func (s *Store) RecordSandboxPayment(ctx context.Context, p *engine.ProviderTransaction) error {
+// RecordSandboxPayment stores an organization's simulated wallet payment.
+// Returns engine.ErrDuplicate if that organization has one with the same
+// (Channel, TransactionID).
+func (s *Store) RecordSandboxPayment(ctx context.Context, organizationID string, p *engine.ProviderTransaction) error {
 	return retry(ctx, func() error {
-		tag, err := s.pool.Exec(ctx, `INSERT INTO sandbox_payments (`+sandboxPaymentColumns+`)
-			VALUES (`+params(10)+`) ON CONFLICT DO NOTHING`,
-			p.Channel, p.TransactionID, p.Type, p.Status, p.Amount, p.Currency,
+		tag, err := s.pool.Exec(ctx, `INSERT INTO sandbox_payments (organization_id, `+sandboxPaymentColumns+`)
+			VALUES (`+params(11)+`) ON CONFLICT DO NOTHING`,
+			organizationID, p.Channel, p.TransactionID, p.Type, p.Status, p.Amount, p.Currency,
 			p.PayerPhone, p.RecipientPhone, zeroNull(p.CompletedAt), int64(p.TimePrecision))
 		if err != nil {
 			return interpretError(err)
@@ -33,13 +34,13 @@ func (s *Store) RecordSandboxPayment(ctx context.Context, p *engine.ProviderTran
 	})
 }
 
-// GetSandboxPayment returns the payment with that channel and transaction
-// ID, or engine.ErrNotFound.
-func (s *Store) GetSandboxPayment(ctx context.Context, channel, transactionID string) (*engine.ProviderTransaction, error) {
+// GetSandboxPayment returns the organization's payment with that channel
+// and transaction ID, or engine.ErrNotFound.
+func (s *Store) GetSandboxPayment(ctx context.Context, organizationID, channel, transactionID string) (*engine.ProviderTransaction, error) {
 	var p engine.ProviderTransaction
 	err := retry(ctx, func() error {
 		return s.pool.QueryRow(ctx, `SELECT `+sandboxPaymentColumns+` FROM sandbox_payments
-			WHERE channel = $1 AND transaction_id = $2`, channel, transactionID).
+			WHERE organization_id = $1 AND channel = $2 AND transaction_id = $3`, organizationID, channel, transactionID).
 			Scan(&p.Channel, &p.TransactionID, &p.Type, &p.Status, &p.Amount, &p.Currency,
 				&p.PayerPhone, &p.RecipientPhone, timeCol{&p.CompletedAt}, durationCol{&p.TimePrecision})
 	})
@@ -54,13 +55,13 @@ func (s *Store) GetSandboxPayment(ctx context.Context, channel, transactionID st
 const sandboxPayoutColumns = `idempotency_key, reference, method, account, amount, status, reason,
 	created_at, completed_at`
 
-// CreateSandboxPayout stores p. Returns engine.ErrDuplicate if a payout with
-// p.IdempotencyKey exists.
-func (s *Store) CreateSandboxPayout(ctx context.Context, p *engine.Payout) error {
+// CreateSandboxPayout stores p for an organization. Returns
+// engine.ErrDuplicate if a payout with p.IdempotencyKey exists.
+func (s *Store) CreateSandboxPayout(ctx context.Context, organizationID string, p *engine.Payout) error {
 	return retry(ctx, func() error {
-		tag, err := s.pool.Exec(ctx, `INSERT INTO sandbox_payouts (`+sandboxPayoutColumns+`)
-			VALUES (`+params(9)+`) ON CONFLICT DO NOTHING`,
-			p.IdempotencyKey, p.Reference, p.Method, p.Account, p.Amount, p.Status, p.Reason,
+		tag, err := s.pool.Exec(ctx, `INSERT INTO sandbox_payouts (organization_id, `+sandboxPayoutColumns+`)
+			VALUES (`+params(10)+`) ON CONFLICT DO NOTHING`,
+			organizationID, p.IdempotencyKey, p.Reference, p.Method, p.Account, p.Amount, p.Status, p.Reason,
 			p.CreatedAt, zeroNull(p.CompletedAt))
 		if err != nil {
 			return interpretError(err)
@@ -72,20 +73,21 @@ func (s *Store) CreateSandboxPayout(ctx context.Context, p *engine.Payout) error
 	})
 }
 
-// GetSandboxPayout returns the payout with that idempotency key, or
-// engine.ErrNotFound.
-func (s *Store) GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, error) {
+// GetSandboxPayout returns the payout with that idempotency key and its
+// organization, or engine.ErrNotFound.
+func (s *Store) GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, string, error) {
 	var p engine.Payout
+	var org string
 	err := retry(ctx, func() error {
-		return s.pool.QueryRow(ctx, `SELECT `+sandboxPayoutColumns+` FROM sandbox_payouts
+		return s.pool.QueryRow(ctx, `SELECT organization_id, `+sandboxPayoutColumns+` FROM sandbox_payouts
 			WHERE idempotency_key = $1`, idempotencyKey).
-			Scan(&p.IdempotencyKey, &p.Reference, &p.Method, &p.Account, &p.Amount, &p.Status, &p.Reason,
+			Scan(&org, &p.IdempotencyKey, &p.Reference, &p.Method, &p.Account, &p.Amount, &p.Status, &p.Reason,
 				timeCol{&p.CreatedAt}, timeCol{&p.CompletedAt})
 	})
 	if err != nil {
-		return nil, interpretError(err)
+		return nil, "", interpretError(err)
 	}
-	return &p, nil
+	return &p, org, nil
 }
 
 // UpdateSandboxPayout writes Status, Reason, Reference and CompletedAt.

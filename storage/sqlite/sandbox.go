@@ -15,28 +15,29 @@ import (
 const sandboxPaymentColumns = `channel, transaction_id, type, status, amount, currency,
 	payer_phone, recipient_phone, completed_at, time_precision_ns`
 
-// RecordSandboxPayment stores a simulated wallet payment. Returns
-// engine.ErrDuplicate if one with the same (Channel, TransactionID) exists.
-func (s *Store) RecordSandboxPayment(ctx context.Context, p *engine.ProviderTransaction) error {
+// RecordSandboxPayment stores an organization's simulated wallet payment.
+// Returns engine.ErrDuplicate if that organization has one with the same
+// (Channel, TransactionID).
+func (s *Store) RecordSandboxPayment(ctx context.Context, organizationID string, p *engine.ProviderTransaction) error {
 	return retry(ctx, func() error {
 		return runTx(ctx, s.writer, nil, func(t *sql.Tx) error {
-			_, err := t.ExecContext(ctx, `INSERT INTO sandbox_payments (`+sandboxPaymentColumns+`)
-				VALUES (`+placeholders(10)+`)`,
-				p.Channel, p.TransactionID, p.Type, p.Status, p.Amount.String(), p.Currency,
+			_, err := t.ExecContext(ctx, `INSERT INTO sandbox_payments (organization_id, `+sandboxPaymentColumns+`)
+				VALUES (`+placeholders(11)+`)`,
+				organizationID, p.Channel, p.TransactionID, p.Type, p.Status, p.Amount.String(), p.Currency,
 				p.PayerPhone, p.RecipientPhone, zeroMicros(p.CompletedAt), int64(p.TimePrecision))
 			return interpretError(err)
 		})
 	})
 }
 
-// GetSandboxPayment returns the payment with that channel and transaction
-// ID, or engine.ErrNotFound.
-func (s *Store) GetSandboxPayment(ctx context.Context, channel, transactionID string) (*engine.ProviderTransaction, error) {
+// GetSandboxPayment returns the organization's payment with that channel
+// and transaction ID, or engine.ErrNotFound.
+func (s *Store) GetSandboxPayment(ctx context.Context, organizationID, channel, transactionID string) (*engine.ProviderTransaction, error) {
 	var p engine.ProviderTransaction
 	err := retry(ctx, func() error {
 		var precision int64
 		err := s.reader.QueryRowContext(ctx, `SELECT `+sandboxPaymentColumns+` FROM sandbox_payments
-			WHERE channel = ? AND transaction_id = ?`, channel, transactionID).
+			WHERE organization_id = ? AND channel = ? AND transaction_id = ?`, organizationID, channel, transactionID).
 			Scan(&p.Channel, &p.TransactionID, &p.Type, &p.Status, decimalCol{&p.Amount}, &p.Currency,
 				&p.PayerPhone, &p.RecipientPhone, timeCol{&p.CompletedAt}, &precision)
 		p.TimePrecision = time.Duration(precision)
@@ -53,34 +54,35 @@ func (s *Store) GetSandboxPayment(ctx context.Context, channel, transactionID st
 const sandboxPayoutColumns = `idempotency_key, reference, method, account, amount, status, reason,
 	created_at, completed_at`
 
-// CreateSandboxPayout stores p. Returns engine.ErrDuplicate if a payout with
-// p.IdempotencyKey exists.
-func (s *Store) CreateSandboxPayout(ctx context.Context, p *engine.Payout) error {
+// CreateSandboxPayout stores p for an organization. Returns
+// engine.ErrDuplicate if a payout with p.IdempotencyKey exists.
+func (s *Store) CreateSandboxPayout(ctx context.Context, organizationID string, p *engine.Payout) error {
 	return retry(ctx, func() error {
 		return runTx(ctx, s.writer, nil, func(t *sql.Tx) error {
-			_, err := t.ExecContext(ctx, `INSERT INTO sandbox_payouts (`+sandboxPayoutColumns+`)
-				VALUES (`+placeholders(9)+`)`,
-				p.IdempotencyKey, p.Reference, p.Method, p.Account, p.Amount.String(), p.Status, p.Reason,
+			_, err := t.ExecContext(ctx, `INSERT INTO sandbox_payouts (organization_id, `+sandboxPayoutColumns+`)
+				VALUES (`+placeholders(10)+`)`,
+				organizationID, p.IdempotencyKey, p.Reference, p.Method, p.Account, p.Amount.String(), p.Status, p.Reason,
 				micros(p.CreatedAt), zeroMicros(p.CompletedAt))
 			return interpretError(err)
 		})
 	})
 }
 
-// GetSandboxPayout returns the payout with that idempotency key, or
-// engine.ErrNotFound.
-func (s *Store) GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, error) {
+// GetSandboxPayout returns the payout with that idempotency key and its
+// organization, or engine.ErrNotFound.
+func (s *Store) GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, string, error) {
 	var p engine.Payout
+	var org string
 	err := retry(ctx, func() error {
-		return s.reader.QueryRowContext(ctx, `SELECT `+sandboxPayoutColumns+` FROM sandbox_payouts
+		return s.reader.QueryRowContext(ctx, `SELECT organization_id, `+sandboxPayoutColumns+` FROM sandbox_payouts
 			WHERE idempotency_key = ?`, idempotencyKey).
-			Scan(&p.IdempotencyKey, &p.Reference, &p.Method, &p.Account, decimalCol{&p.Amount}, &p.Status, &p.Reason,
+			Scan(&org, &p.IdempotencyKey, &p.Reference, &p.Method, &p.Account, decimalCol{&p.Amount}, &p.Status, &p.Reason,
 				timeCol{&p.CreatedAt}, timeCol{&p.CompletedAt})
 	})
 	if err != nil {
-		return nil, interpretError(err)
+		return nil, "", interpretError(err)
 	}
-	return &p, nil
+	return &p, org, nil
 }
 
 // UpdateSandboxPayout writes Status, Reason, Reference and CompletedAt.

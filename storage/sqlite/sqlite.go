@@ -13,8 +13,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -54,6 +56,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// not a file of that name.
 	if path == "" || strings.HasPrefix(path, "file:") || path == ":memory:" || strings.Contains(path, "?") {
 		return nil, fmt.Errorf("sqlite: invalid database path %q: want a plain file name", path)
+	}
+	// A new database is created owner-only: it holds payers' phones and SMS
+	// texts. SQLite gives its -wal and -shm files the database file's mode.
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("sqlite: create %s: %w", path, err)
 	}
 	// As a file: URI the path may hold '#', '%' or spaces: SQLite decodes
 	// the escapes.

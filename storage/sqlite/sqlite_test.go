@@ -350,13 +350,13 @@ func TestSandboxWaitsForAnotherWriter(t *testing.T) {
 	payout := &engine.Payout{IdempotencyKey: "k", Amount: decimal.RequireFromString("10"), Status: engine.PayoutPending, CreatedAt: base}
 	for name, write := range map[string]func() error{
 		"RecordSandboxPayment": func() error {
-			return s.RecordSandboxPayment(ctx, &engine.ProviderTransaction{
+			return s.RecordSandboxPayment(ctx, "org_1", &engine.ProviderTransaction{
 				Channel: engine.ChannelBkash, TransactionID: "TRX1", Type: engine.TransactionCashOut,
 				Status: engine.TransactionCompleted, Amount: decimal.RequireFromString("10"), Currency: engine.Currency,
 				CompletedAt: base,
 			})
 		},
-		"CreateSandboxPayout": func() error { return s.CreateSandboxPayout(ctx, payout) },
+		"CreateSandboxPayout": func() error { return s.CreateSandboxPayout(ctx, "org_1", payout) },
 	} {
 		release := holdWriteLock(t, path)
 		time.AfterFunc(300*time.Millisecond, release)

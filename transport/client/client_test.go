@@ -778,10 +778,10 @@ func TestSandboxOutage(t *testing.T) {
 	if err := c.SandboxOutage(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	if !e.Sandbox.Outage() {
+	if !e.Sandbox.Outage(e.OrgID) {
 		t.Fatal("outage not switched on")
 	}
-	if err := c.SandboxOutage(ctx, false); err != nil || e.Sandbox.Outage() {
+	if err := c.SandboxOutage(ctx, false); err != nil || e.Sandbox.Outage(e.OrgID) {
 		t.Fatalf("outage off: %v", err)
 	}
 	err := c.SandboxPayment(ctx, client.SandboxPaymentRequest{Channel: "bkash", TransactionID: "X", PayerPhone: "01712345678", Amount: "100"})

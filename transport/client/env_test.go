@@ -50,10 +50,12 @@ func (c sandboxControl) RecordPayment(ctx context.Context, p transport.SandboxPa
 	return c.p.RecordPayment(ctx, sandbox.PaymentParams(p))
 }
 
-func (c sandboxControl) SetOutage(down bool) { c.p.SetOutage(down) }
+func (c sandboxControl) SetOutage(organizationID string, down bool) {
+	c.p.SetOutage(organizationID, down)
+}
 
-func (c sandboxControl) SettlePayout(ctx context.Context, withdrawalID, outcome string) error {
-	_, err := c.p.Settle(ctx, withdrawalID, outcome)
+func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, withdrawalID, outcome string) error {
+	_, err := c.p.Settle(ctx, organizationID, withdrawalID, outcome)
 	if errors.Is(err, sandbox.ErrAlreadySettled) {
 		return engine.Errorf(engine.CodeConflict, "outcome: the payout was already settled the other way")
 	}

@@ -1,0 +1,396 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/transport/signing"
+)
+
+// Security review (issue 15): each test here failed on the code before its
+// fix. RELIABILITY.md lists them.
+
+// TestSandboxScopedToOrganization: one organization's outage switch and its
+// recorded payments reach no other organization.
+func TestSandboxScopedToOrganization(t *testing.T) {
+	h := newHarnessWith(t, sandboxSettings{payoutDelay: time.Second})
+	victim := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	attacker := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.addWallet(victim, "bkash", "cash_out", "01811111111", "Agent")
+	h.fund(victim, "1000")
+
+	if res := h.do(attacker, request{path: "/api/sandbox/outage", apiKey: attacker.apiKey, body: `{"enabled":true}`}); res.status != 200 {
+		t.Fatalf("outage: %d %s", res.status, res.body)
+	}
+	// The victim's lookups and payouts carry on through the attacker's outage.
+	dep := str(h.createH2H(victim, h2h(kv{"merchant_id", `"scoped-1"`})).json, "id")
+	if res := h.sandboxPay(victim, `{"channel":"bkash","transaction_id":"OWN1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`); res.status != 201 {
+		t.Fatalf("victim's payment: %d %s", res.status, res.body)
+	}
+	h.verify(victim, dep, `{"provider_transaction_id":"OWN1"}`)
+	wd := h.do(victim, request{path: "/api/v1/withdraws", apiKey: victim.apiKey, body: withdrawal(kv{"amount", `"100"`})})
+	if wd.status != 201 {
+		t.Fatalf("withdrawal: %d %s", wd.status, wd.body)
+	}
+	h.work()
+	h.clock.Add(5 * time.Second)
+	h.work()
+	assertJSONField(t, h.getDeposit(victim, dep, true).body, "status", `"succeeded"`)
+	got := h.do(victim, request{method: "GET", path: "/api/v1/withdraws/" + str(wd.json, "id"), apiKey: victim.apiKey})
+	assertJSONField(t, got.body, "status", `"succeeded"`)
+
+	// A payment the attacker records proves nothing to the victim's deposit,
+	// and does not stop the victim recording the same ID in its own sandbox.
+	dep2 := str(h.createH2H(victim, h2h(kv{"merchant_id", `"scoped-2"`})).json, "id")
+	if res := h.sandboxPay(attacker, `{"channel":"bkash","transaction_id":"THEIRS1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`); res.status != 201 {
+		t.Fatalf("attacker's payment: %d %s", res.status, res.body)
+	}
+	h.verify(victim, dep2, `{"provider_transaction_id":"THEIRS1"}`)
+	h.work()
+	if res := h.getDeposit(victim, dep2, true); str(res.json, "status") == "succeeded" {
+		t.Fatalf("another organization's sandbox payment verified the deposit: %s", res.body)
+	}
+	if res := h.sandboxPay(victim, `{"channel":"bkash","transaction_id":"THEIRS1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"1","status":"completed"}`); res.status != 201 {
+		t.Fatalf("the victim's own record of an ID another organization recorded: %d %s", res.status, res.body)
+	}
+
+	// The attacker's own outage still holds for the attacker.
+	h.addWallet(attacker, "bkash", "cash_out", "01822222222", "Agent")
+	adep := str(h.createH2H(attacker, h2h(kv{"merchant_id", `"scoped-3"`})).json, "id")
+	h.sandboxPay(attacker, `{"channel":"bkash","transaction_id":"THEIRS2","payer_phone":"01712345678","recipient_phone":"01822222222","amount":"500","status":"completed"}`)
+	if res := h.verify(attacker, adep, `{"provider_transaction_id":"THEIRS2"}`); res.status != 202 {
+		t.Fatalf("attacker's verify: %d %s", res.status, res.body)
+	}
+	h.work()
+	assertJSONField(t, h.getDeposit(attacker, adep, true).body, "status", `"processing"`)
+}
+
+// sendWithHeaders sends a request whose headers may repeat.
+func (h *harness) sendWithHeaders(method, path, body string, header http.Header) *response {
+	h.t.Helper()
+	r, err := http.NewRequest(method, h.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	r.Header = header
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out := &response{status: res.StatusCode}
+	out.body, _ = io.ReadAll(res.Body)
+	_ = json.Unmarshal(out.body, &out.json)
+	return out
+}
+
+// TestRepeatedCredentialHeadersRefused: a request with two values of a
+// credential header is refused in the envelope, whichever value is valid.
+func TestRepeatedCredentialHeadersRefused(t *testing.T) {
+	h := newHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	other := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	refused := func(name string, res *response) {
+		t.Helper()
+		if (res.status != 400 && res.status != 401) || res.errorCode() == "" {
+			t.Errorf("%s: %d %s, want 400 or 401 in the envelope", name, res.status, res.body)
+		}
+	}
+	bearer := func(key string) string { return "Bearer " + key }
+	for _, keys := range [][]string{{org.apiKey, other.apiKey}, {org.apiKey, "nonsense"}, {org.apiKey, org.apiKey}} {
+		refused("two Authorization headers", h.sendWithHeaders("GET", "/api/v1/balance", "", http.Header{"Authorization": {bearer(keys[0]), bearer(keys[1])}}))
+	}
+
+	create := h2h(kv{"merchant_id", `"dup-headers"`})
+	signed := func() http.Header {
+		ts := signing.Timestamp(h.clock.Now())
+		return http.Header{
+			"Authorization":         {bearer(org.apiKey)},
+			signing.TimestampHeader: {ts},
+			signing.SignatureHeader: {signing.Sign([]byte(org.secret), ts, "POST", "/api/v1/deposits", []byte(create))},
+		}
+	}
+	hdr := signed()
+	hdr[signing.SignatureHeader] = append(hdr[signing.SignatureHeader], "v1,bm9uc2Vuc2U=")
+	refused("two signatures", h.sendWithHeaders("POST", "/api/v1/deposits", create, hdr))
+	hdr = signed()
+	hdr[signing.TimestampHeader] = append(hdr[signing.TimestampHeader], "1")
+	refused("two timestamps", h.sendWithHeaders("POST", "/api/v1/deposits", create, hdr))
+	// Nothing was created by the refused requests; the well-formed one is.
+	if res := h.sendWithHeaders("POST", "/api/v1/deposits", create, signed()); res.status != 201 {
+		t.Fatalf("the same create with each header once: %d %s", res.status, res.body)
+	}
+}
+
+// TestRepeatedDeviceTokenRefused: the device endpoints refuse two tokens.
+func TestRepeatedDeviceTokenRefused(t *testing.T) {
+	h := newInboxHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	wallet := h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	token := str(h.admin("device", "add", "--org", org.id, "--name", "counter 1", "--wallet", wallet.ID), "token")
+	for _, second := range []string{"payd_dev_nonsense", token} {
+		res := h.sendWithHeaders("POST", "/api/v1/devices/heartbeat", "", http.Header{"Authorization": {"Bearer " + token, "Bearer " + second}})
+		if (res.status != 400 && res.status != 401) || res.errorCode() == "" {
+			t.Errorf("two device tokens: %d %s, want 400 or 401 in the envelope", res.status, res.body)
+		}
+	}
+	if res := h.sendWithHeaders("POST", "/api/v1/devices/heartbeat", "", http.Header{"Authorization": {"Bearer " + token}}); res.status != 200 {
+		t.Fatalf("one token: %d %s", res.status, res.body)
+	}
+}
+
+// TestOversizedBodyWithConnectionCloseGets413: a client that sends more
+// than 64 KiB and says Connection: close reads the whole 413, not a reset,
+// whether the excess fits in the socket buffers or not, and so does one
+// refused before its body is read.
+func TestOversizedBodyWithConnectionCloseGets413(t *testing.T) {
+	h := newHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	addr := strings.TrimPrefix(h.srv.URL, "http://")
+	for _, c := range []struct {
+		path, apiKey string
+		size         int
+		wantStatus   string
+	}{
+		{"/api/v1/deposits", org.apiKey, 70 << 10, "413"},
+		{"/api/v1/deposits", org.apiKey, 4 << 20, "413"},
+		{"/api/sandbox/payments", org.apiKey, 4 << 20, "413"},
+		{"/api/v1/deposits", "nonsense", 4 << 20, "401"},
+	} {
+		for range 3 { // a reset is a race the client loses only sometimes
+			status, answer, err := rawPost(addr, c.path, c.apiKey, c.size)
+			if err != nil {
+				t.Fatalf("%s with %d bytes: %v after reading %q", c.path, c.size, err, answer)
+			}
+			if status != c.wantStatus || !strings.Contains(answer, `{"error":{"code":`) {
+				t.Fatalf("%s with %d bytes: status %s, answer %q", c.path, c.size, status, answer)
+			}
+		}
+	}
+}
+
+// rawPost sends a JSON body of size bytes over a TCP connection of its own,
+// saying Connection: close, and reads the answer to its end.
+func rawPost(addr, path, apiKey string, size int) (status, answer string, err error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return "", "", err
+	}
+	defer conn.Close()
+	body := append([]byte(`{"metadata":{"pad":"`), bytes.Repeat([]byte("a"), size)...)
+	head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
+		path, addr, apiKey, len(body))
+	go func() { // the server stops reading: the rest of the write may fail
+		if _, err := conn.Write([]byte(head)); err == nil {
+			conn.Write(body)
+		}
+	}()
+	conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	got, err := io.ReadAll(conn)
+	answer = string(got)
+	if err != nil {
+		return "", answer, err
+	}
+	line, _, _ := strings.Cut(answer, "\r\n")
+	if f := strings.Fields(line); len(f) > 1 {
+		status = f[1]
+	}
+	return status, answer, nil
+}
+
+// syncBuffer is a log destination safe for the server's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestCheckoutTokenNotInAccessLog: a checkout token acts on its deposit's
+// checkout, so the access log shows no more of it than a hint.
+func TestCheckoutTokenNotInAccessLog(t *testing.T) {
+	var logs syncBuffer
+	h := newHarnessWith(t, sandboxSettings{}, func(c *appConfig) {
+		c.logger = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	id := str(h.createH2H(org, h2h(kv{"merchant_id", `"log-1"`})).json, "id")
+	token := h.checkoutToken(org, id)
+	checkoutGet(t, h.srv.URL+"/checkout/"+token, "")
+	checkoutPost(t, h.srv.URL+"/checkout/"+token+"/verify?lang=en", url.Values{"transaction_id": {"NOPE1"}})
+	checkoutPost(t, h.srv.URL+"/checkout/"+token+"/pay", url.Values{"payer_phone": {"01712345678"}})
+	out := logs.String()
+	if strings.Contains(out, token) || strings.Contains(out, token[:16]) {
+		t.Fatalf("the checkout token is in the log:\n%s", out)
+	}
+	for _, want := range []string{"path=/checkout/" + token[:4] + "…/verify", "path=/checkout/" + token[:4] + "…/pay", "status=303"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the access log has no %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestWebhookLastErrorRedacted: a failing delivery's stored error names
+// the endpoint without the query and fragment that may carry a receiver's
+// token, as the audit log does.
+func TestWebhookLastErrorRedacted(t *testing.T) {
+	h := webhookHarness(t)
+	org := h.newOrg(engine.OrganizationSettings{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close() // nothing listens there: every post fails to connect
+	const secret = "s3cret-receiver-token"
+	h.addEndpoint(org, "http://"+dead+"/hook?token="+secret+"#"+secret)
+	h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"redact-1"`})})
+	h.clock.Add(30 * time.Minute)
+	h.work()
+	h.deliver()
+	events, err := h.app.engine.ListEventDeliveries(context.Background(), org.id, 0)
+	if err != nil || len(events) != 1 || len(events[0].Deliveries) != 1 {
+		t.Fatalf("deliveries: %+v %v", events, err)
+	}
+	d := events[0].Deliveries[0]
+	texts := []string{d.LastError}
+	for _, p := range d.Posts {
+		texts = append(texts, p.Error)
+	}
+	for _, text := range texts {
+		if strings.Contains(text, secret) {
+			t.Errorf("stored error holds the URL's token: %q", text)
+		}
+	}
+	if !strings.Contains(d.LastError, "http://"+dead+"/hook") {
+		t.Errorf("stored error does not name the endpoint: %q", d.LastError)
+	}
+}
+
+// TestDatabasePasswordRedacted: no form of a database password reaches an
+// error or the log: a URL's user password, password and sslpassword
+// parameters in a URL's query or a key=value DSN.
+func TestDatabasePasswordRedacted(t *testing.T) {
+	const secret = "s3cret-pw"
+	for _, c := range []struct{ dsn, keep string }{
+		{"postgres://payd:" + secret + "@db.internal:5432/payd?sslmode=disable", "db.internal:5432/payd?sslmode=disable"},
+		{"postgres://payd@db.internal/payd?sslmode=require&password=" + secret, "sslmode=require"},
+		{"postgresql://db.internal/payd?sslpassword=" + secret + "&sslcert=/c.pem", "sslcert=/c.pem"},
+		{"postgres://payd@db.internal/payd?PassWord=" + secret, "payd@db.internal/payd"},
+		{"postgres://payd:" + secret + "@db.internal/payd?password=" + secret, "db.internal/payd"},
+		{"host=db.internal user=payd password=" + secret + " dbname=payd", "host=db.internal user=payd"},
+		{"host=db.internal password = '" + secret + " x' sslpassword=" + secret + " dbname=payd", "dbname=payd"},
+		{"/var/lib/payd/payd.db", "/var/lib/payd/payd.db"},
+	} {
+		got := redactDSN(c.dsn)
+		if strings.Contains(got, secret) || strings.Contains(got, "s3cret") || !strings.Contains(got, c.keep) {
+			t.Errorf("redactDSN(%q) = %q", c.dsn, got)
+		}
+	}
+
+	// The server's and the admin commands' errors and logs, for a database
+	// that cannot be reached.
+	t.Setenv("PAYD_MASTER_KEY", strings.Repeat("ab", 32))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	dsn := "postgres://payd@" + dead + "/payd?connect_timeout=2&password=" + secret
+	for _, args := range [][]string{
+		{"serve", "--addr", "127.0.0.1:0", "--db", dsn},
+		{"admin", "org", "create", "--name", "X", "--db", dsn},
+	} {
+		var out, logs bytes.Buffer
+		err := run(context.Background(), args, &out, &logs)
+		if err == nil {
+			t.Fatalf("%s: no error for an unreachable database", args[0])
+		}
+		if text := err.Error() + out.String() + logs.String(); strings.Contains(text, secret) {
+			t.Errorf("%s prints the password: %s", args[0], text)
+		}
+	}
+}
+
+// TestMasterKeyFileModeChecked: a master key file group or others can read
+// stops the start, with the fix in the message.
+func TestMasterKeyFileModeChecked(t *testing.T) {
+	t.Setenv("PAYD_MASTER_KEY", "")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "payd.db")
+	var out, logs bytes.Buffer
+	if err := run(context.Background(), []string{"admin", "org", "create", "--name", "Shop", "--db", db}, &out, &logs); err != nil {
+		t.Fatalf("first start: %v %s", err, logs.String())
+	}
+	key := db + ".key"
+	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("created key file: %v %v", fi.Mode(), err)
+	}
+	for _, mode := range []os.FileMode{0o640, 0o604, 0o644} {
+		if err := os.Chmod(key, mode); err != nil {
+			t.Fatal(err)
+		}
+		err := run(context.Background(), []string{"admin", "org", "create", "--name", "Shop", "--db", db}, &out, &logs)
+		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "chmod 600 "+key) {
+			t.Errorf("key file mode %o: %v, want a refusal naming the file and the chmod", mode, err)
+		}
+	}
+	os.Chmod(key, 0o400)
+	if err := run(context.Background(), []string{"admin", "org", "create", "--name", "Shop", "--db", db}, &out, &logs); err != nil {
+		t.Fatalf("key file mode 400: %v", err)
+	}
+}
+
+// TestSQLiteFilesOwnerOnly: the database and its -wal and -shm files are
+// created readable by their owner only, whatever the umask lets through.
+func TestSQLiteFilesOwnerOnly(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	db := filepath.Join(t.TempDir(), "payd.db")
+	store, err := openStore(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := store.GetSandboxPayment(context.Background(), "org", "bkash", "X"); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatal(err)
+	}
+	for _, name := range []string{db, db + "-wal", db + "-shm"} {
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v", filepath.Base(name), fi.Mode().Perm())
+		}
+	}
+}
