@@ -1,7 +1,7 @@
 // Package httpsuite is a black-box conformance suite for a running payd
 // deployment: it checks the HTTP API against the interface description
-// (interface-v1.1.0.md) and the contract (contract.md), and knows nothing
-// of the server's code.
+// (docs/spec/interface-v1.1.0.md) and the contract (docs/spec/contract.md),
+// and knows nothing of the server's code.
 //
 // Run(t, target) creates its own organizations through target.Hooks (the
 // operator's side, which the /v1 API does not cover), then checks, in
