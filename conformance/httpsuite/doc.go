@@ -16,7 +16,8 @@
 //
 //   - in go test, against an in-process reference server (httpsuite_test.go);
 //   - in go test against any deployment:
-//     go test ./conformance/httpsuite/ -args -base-url http://host:port/api -payd-binary ./payd -db DSN [-webhooks];
+//     go test ./conformance/httpsuite/ -args -base-url http://host:port/api -payd-binary /abs/payd -db DSN [-webhooks]
+//     (absolute paths: go test runs in the package directory);
 //   - without go test: payd conformance --base-url URL --db DSN [--webhooks].
 //
 // Checks that need the sandbox provider (payments played as the payer,
