@@ -149,6 +149,19 @@ func (c sandboxControl) SettlePayout(ctx context.Context, withdrawalID, outcome 
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("payd serve", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `usage: payd serve [flags]
+
+Runs the HTTP server. On its first start on a SQLite path it creates the
+database and its master key file (--db + ".key"). It refuses to start with
+a master key other than the one that sealed the database's secrets, and
+while another payd serve runs on the same SQLite file (a SQLite database
+belongs to one process; run several instances on Postgres).
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
 	var sf storeFlags
 	sf.register(fs)
 	addr := fs.String("addr", env("PAYD_ADDR", "127.0.0.1:8080"), "address to listen on (env PAYD_ADDR)")
