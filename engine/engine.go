@@ -19,7 +19,9 @@ type Config struct {
 	Store    Store
 	Provider Provider
 	// Clock defaults to the wall clock; tests pass clock.NewMock().
-	Clock   clock.Clock
+	Clock clock.Clock
+	// Keyring seals and opens secrets. Check it against the database with
+	// CheckMasterKey before serving.
 	Keyring *Keyring
 	// APIPrefix is the host-relative prefix of the API ("/api" by
 	// default), which verify endpoints in resources and events include.

@@ -51,6 +51,16 @@ type Tx interface {
 	// ListOrganizations returns all organizations, oldest first.
 	ListOrganizations(ctx context.Context) ([]*Organization, error)
 
+	// GetMasterKeyCheck returns the sealed master key check, or ErrNotFound.
+	GetMasterKeyCheck(ctx context.Context) ([]byte, error)
+	// CreateMasterKeyCheck stores the master key check. Returns ErrDuplicate
+	// if one is stored: it is written once and never replaced.
+	CreateMasterKeyCheck(ctx context.Context, sealed []byte, at time.Time) error
+	// AnySealedSecret returns one secret sealed under the master key (an API
+	// key's signing secret or a webhook endpoint's secret) with the ID it is
+	// sealed to, or ErrNotFound if the database holds none.
+	AnySealedSecret(ctx context.Context) (id string, sealed []byte, err error)
+
 	// CreateAPIKey inserts key. Returns ErrDuplicate if its ID or hash exists.
 	CreateAPIKey(ctx context.Context, key *APIKey) error
 	// GetAPIKey returns ErrNotFound if id does not exist.

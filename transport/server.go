@@ -122,6 +122,16 @@ func NewHandler(cfg Config) http.Handler {
 	mux.Handle(s.prefix+"/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s", r.URL.Path)
 	}))
+	if s.prefix != "" {
+		// Outside the prefix too, a client gets the envelope, and a hint.
+		mux.Handle("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+			example := s.prefix + "/v1/balance"
+			if strings.HasPrefix(r.URL.Path, "/v1/") {
+				example = s.prefix + r.URL.Path
+			}
+			return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s; the API is under %s (e.g. %s)", r.URL.Path, s.prefix, example)
+		}))
+	}
 	mux.Handle("GET /checkout/{token}", s.handle(s.checkoutPage))
 	mux.Handle("POST /checkout/{token}/verify", s.handle(s.checkoutVerify))
 	return limitBodies(s.logRequests(s.canonicalPaths(mux)))

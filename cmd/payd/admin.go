@@ -25,9 +25,14 @@ type adminCommand struct {
 	setup   func(fs *flag.FlagSet) func(ctx context.Context, eng *engine.Engine) (any, error)
 	// inbox, instead of setup, declares a command of the SMS inbox provider.
 	inbox func(fs *flag.FlagSet) func(ctx context.Context, inbox *smsinbox.Provider) (any, error)
+	// creates marks "payd admin init", the one admin command that creates
+	// a missing database; the others refuse to, so that a mistyped --db is
+	// an error and not a new empty database.
+	creates bool
 }
 
 var adminCommands = map[string]adminCommand{
+	"init":                  {summary: "create the database and its master key file now, instead of on payd serve's first start", creates: true},
 	"org create":            {summary: "create an organization and its first API key", setup: orgCreate},
 	"org update":            {summary: "change an organization's switches, windows and fees", setup: orgUpdate},
 	"org show":              {summary: "show an organization", setup: orgShow},
@@ -68,22 +73,42 @@ var adminCommands = map[string]adminCommand{
 	"payout fail":           {summary: "record that a queued payout cannot be sent; the withdrawal fails and its hold is released", inbox: payoutFail},
 }
 
-func adminUsage(w io.Writer) {
+// adminUsage lists the admin commands whose name starts with prefix ("":
+// all of them).
+func adminUsage(w io.Writer, prefix string) {
 	fmt.Fprintln(w, "usage: payd admin <command> [flags] [--db DSN] [--json]")
 	fmt.Fprintln(w)
 	names := make([]string, 0, len(adminCommands))
 	for name := range adminCommands {
-		names = append(names, name)
+		if strings.HasPrefix(name, prefix) {
+			names = append(names, name)
+		}
 	}
 	sort.Strings(names)
 	for _, name := range names {
 		fmt.Fprintf(w, "  %-24s %s\n", name, adminCommands[name].summary)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Admin commands open an existing database; only init creates one (payd serve also does,")
+	fmt.Fprintln(w, `on its first start). Run "payd admin <command> --help" for the flags of a command.`)
+}
+
+// isHelp is an argument that asks for the usage.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
 }
 
 func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		adminUsage(stderr)
+		adminUsage(stderr, "")
+		return errUsage
+	}
+	if isHelp(args[0]) {
+		adminUsage(stdout, "")
 		return flag.ErrHelp
 	}
 	// A command is one word ("ledger") or a noun and a verb ("org create").
@@ -95,40 +120,42 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cmd, ok := adminCommands[name]
 	if !ok {
-		adminUsage(stderr)
+		// "payd admin org --help" lists the org commands.
+		if len(args) > 1 && isHelp(args[1]) {
+			adminUsage(stdout, args[0]+" ")
+			return flag.ErrHelp
+		}
+		adminUsage(stderr, args[0]+" ")
 		return fmt.Errorf("unknown admin command %q", strings.Join(args[:min(2, len(args))], " "))
 	}
 	fs := flag.NewFlagSet("payd admin "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var sf storeFlags
 	sf.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	var runCmd func(context.Context, *engine.Engine) (any, error)
 	var runInbox func(context.Context, *smsinbox.Provider) (any, error)
-	if cmd.inbox != nil {
+	switch {
+	case cmd.inbox != nil:
 		runInbox = cmd.inbox(fs)
-	} else {
+	case cmd.setup != nil:
 		runCmd = cmd.setup(fs)
 	}
 	if fs.Lookup("actor") == nil { // balance adjust declares its own
 		fs.String("actor", env("USER", "admin"), "who is acting, recorded in the audit log (default $USER)")
 	}
-	if err := fs.Parse(rest); err != nil {
+	if err := parseFlags(fs, rest, stdout, stderr); err != nil {
 		return err
 	}
 	ctx = engine.WithActor(ctx, fs.Lookup("actor").Value.String())
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	keyring, err := sf.loadKeyring()
+	db, err := sf.openDatabase(ctx, cmd.creates)
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, sf.db)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", redactDSN(sf.db), err)
-	}
-	defer store.Close()
+	defer db.store.Close()
+	store, keyring := db.store, db.keyring
 	// Admin commands create no checkouts, so no provider is reachable
 	// here, except the SMS inbox, which keeps its state in the store.
 	var provider engine.Provider = noProvider{}
@@ -144,11 +171,14 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var out any
-	if inbox != nil {
+	switch {
+	case inbox != nil:
 		inbox.Attach(eng)
 		out, err = runInbox(ctx, inbox)
-	} else {
+	case runCmd != nil:
 		out, err = runCmd(ctx, eng)
+	default:
+		out = newInitView(&sf, db)
 	}
 	if err != nil {
 		return err
@@ -956,4 +986,20 @@ func (r auditReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Time, e.Actor, e.Action, e.Subject, strings.Join(details, " "))
 	}
 	return tw.Flush()
+}
+
+// initView is what payd admin init prints.
+type initView struct {
+	Database         string `json:"database"`
+	Created          bool   `json:"created"`
+	MasterKey        string `json:"master_key"`
+	MasterKeyCreated bool   `json:"master_key_created"`
+	Next             string `json:"next"`
+}
+
+func newInitView(sf *storeFlags, db *database) initView {
+	return initView{
+		Database: redactDSN(sf.db), Created: db.created, MasterKey: db.key, MasterKeyCreated: db.keyCreated,
+		Next: "payd serve" + sf.hint() + ", then payd admin org create" + sf.hint() + ` --name "My Shop" --h2h`,
+	}
 }

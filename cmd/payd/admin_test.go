@@ -27,9 +27,19 @@ func runAdmin(t *testing.T, db string, args ...string) map[string]any {
 	return out
 }
 
+// newAdminDB is a new SQLite database made by payd admin init.
+func newAdminDB(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "payd.db")
+	if out := runAdmin(t, db, "init"); out["created"] != true {
+		t.Fatalf("admin init: %v", out)
+	}
+	return db
+}
+
 func TestAdminCommands(t *testing.T) {
 	t.Setenv("PAYD_MASTER_KEY", "")
-	db := filepath.Join(t.TempDir(), "payd.db")
+	db := newAdminDB(t)
 	org := runAdmin(t, db, "org", "create", "--name", "Shop", "--h2h", "--instructions-window", "20m", "--deposit-fee-percent", "1.5")
 	for _, k := range []string{"organization_id", "api_key", "signing_secret", "api_key_id"} {
 		if str(org, k) == "" {

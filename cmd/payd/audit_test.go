@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,7 +12,7 @@ import (
 func TestAdminAuditLog(t *testing.T) {
 	t.Setenv("PAYD_MASTER_KEY", "")
 	t.Setenv("USER", "ops-user")
-	db := filepath.Join(t.TempDir(), "payd.db")
+	db := newAdminDB(t)
 	org := runAdmin(t, db, "org", "create", "--name", "Audited", "--h2h", "--actor", "alice")
 	id := str(org, "organization_id")
 	runAdmin(t, db, "org", "update", "--org", id, "--withdrawals", "--actor", "bob")

@@ -17,7 +17,6 @@ import (
 // deployment's database, and prints one line per check.
 func conformance(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("payd conformance", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	baseURL := fs.String("base-url", env("PAYD_CONFORMANCE_BASE_URL", ""), "base URL of the deployment, API prefix included, e.g. http://127.0.0.1:8080/api (env PAYD_CONFORMANCE_BASE_URL)")
 	db := fs.String("db", env("PAYD_DB", "payd.db"), "the deployment's database, for the admin commands that bootstrap it: a SQLite file path or a postgres:// URL (env PAYD_DB)")
 	masterKeyFile := fs.String("master-key-file", env("PAYD_MASTER_KEY_FILE", ""), "the deployment's master key file, if not the default (PAYD_MASTER_KEY takes precedence) (env PAYD_MASTER_KEY_FILE)")
@@ -26,7 +25,7 @@ func conformance(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	webhookURL := fs.String("webhook-url", "", "URL at which the deployment reaches the receiver (default http://<listen address>/...)")
 	waitTimeout := fs.Duration("wait-timeout", 30*time.Second, "how long to wait for background work: a verification, a payout, a webhook")
 	verbose := fs.Bool("v", false, "print the log of passing checks too")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -209,6 +209,7 @@ func TestCrashSafety(t *testing.T) {
 
 func runCrash(t *testing.T, bin, db string, seed uint64, kills int) {
 	env := paydEnv(false)
+	paydAdmin(t, bin, db, env, "init")
 	org := paydAdmin(t, bin, db, env, "org", "create", "--name", "Crash", "--h2h", "--withdrawals", "--deposit-fee-percent", "1", "--withdraw-commission-percent", "0.5")
 	orgID := str(org, "organization_id")
 	for i := range 3 {

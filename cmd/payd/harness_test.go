@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -54,6 +56,11 @@ func newHarnessWith(t *testing.T, sb sandboxSettings, configure ...func(*appConf
 	rand.Read(master)
 	keyring, err := engine.NewKeyring(master)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The default key file, so that payd admin on the harness's database
+	// uses its key (and would refuse another).
+	if err := os.WriteFile(filepath.Join(h.dir, "payd.db.key"), []byte(hex.EncodeToString(master)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -4,10 +4,11 @@
 //	payd admin <noun> <verb> ...  manage organizations, keys and wallets
 //
 // Every flag can also be set with a PAYD_* environment variable; run a
-// command with -h to see its flags.
+// command with --help to see its flags.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -22,7 +23,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if errors.Is(err, flag.ErrHelp) {
+	switch {
+	case errors.Is(err, flag.ErrHelp): // the usage asked for is printed
+		os.Exit(0)
+	case errors.Is(err, errUsage): // the usage is printed on stderr
 		os.Exit(2)
 	}
 	if err != nil {
@@ -38,17 +42,21 @@ commands:
   admin        manage organizations, API keys, signing secrets and wallets
   conformance  check a running deployment against the interface and contract
 
-run "payd <command> -h" for the flags of a command.
+run "payd <command> --help" for the flags of a command.
 `
+
+// errUsage is a command line without a command: the usage is printed on
+// stderr and payd exits with status 2.
+var errUsage = errors.New("usage")
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return flag.ErrHelp
+		return errUsage
 	}
 	switch args[0] {
 	case "serve":
-		return serve(ctx, args[1:], stderr)
+		return serve(ctx, args[1:], stdout, stderr)
 	case "admin":
 		return admin(ctx, args[1:], stdout, stderr)
 	case "conformance":
@@ -59,4 +67,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// parseFlags parses args into fs. Asked for help (-h, --help), it prints
+// the usage on stdout and returns flag.ErrHelp, which exits 0; a bad flag's
+// message and the usage go to stderr.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
+	var out bytes.Buffer
+	fs.SetOutput(&out)
+	err := fs.Parse(args)
+	fs.SetOutput(stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		stdout.Write(out.Bytes())
+	} else {
+		stderr.Write(out.Bytes())
+	}
+	return err
 }

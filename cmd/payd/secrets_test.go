@@ -37,6 +37,7 @@ func TestNoSecretInLogs(t *testing.T) {
 		"master key (base64)": base64.StdEncoding.EncodeToString(master),
 	}
 
+	paydAdmin(t, bin, db, env, "init")
 	org := paydAdmin(t, bin, db, env, "org", "create", "--name", "Secretive", "--h2h", "--withdrawals")
 	orgID := str(org, "organization_id")
 	secrets["api key"] = str(org, "api_key")

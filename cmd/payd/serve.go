@@ -151,9 +151,21 @@ func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, withdr
 	return err
 }
 
-func serve(ctx context.Context, args []string, stderr io.Writer) error {
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("payd serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `usage: payd serve [flags]
+
+Runs the HTTP server. On its first start on a SQLite path it creates the
+database and its master key file (--db + ".key"). It refuses to start with
+a master key other than the one that sealed the database's secrets, and
+while another payd serve runs on the same SQLite file (a SQLite database
+belongs to one process; run several instances on Postgres).
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
 	var sf storeFlags
 	sf.register(fs)
 	addr := fs.String("addr", env("PAYD_ADDR", "127.0.0.1:8080"), "address to listen on (env PAYD_ADDR)")
@@ -180,8 +192,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	keyCacheTTL := fs.Duration("api-key-cache-ttl", envDuration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
 	pprofAddr := fs.String("pprof-addr", env("PAYD_PPROF_ADDR", ""), "serve net/http/pprof on this address (e.g. 127.0.0.1:6060), apart from the API; off when empty (env PAYD_PPROF_ADDR)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	for _, r := range []*transport.Rate{&rl.Default, &rl.Verify, &rl.Withdraw} {
 		r.Burst = int(math.Ceil(2 * r.PerSecond))
@@ -194,15 +209,18 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	keyring, err := sf.loadKeyring()
+	if !isPostgres(sf.db) {
+		unlock, err := lockDatabase(sf.db)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	db, err := sf.openDatabase(ctx, true)
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, sf.db)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", redactDSN(sf.db), err)
-	}
-	defer store.Close()
+	defer db.store.Close()
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -212,7 +230,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		*publicURL = defaultPublicURL(ln.Addr().(*net.TCPAddr))
 	}
 	a, err := newApp(appConfig{
-		store: store, keyring: keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb,
+		store: db.store, keyring: db.keyring, publicURL: *publicURL, apiPrefix: *apiPrefix, logger: logger, sandbox: sb,
 		provider: *provider, smsSilence: *smsSilence, smsGrace: *smsGrace,
 		webhooks: transport.NewWebhookClient(*allowPrivate), leaseDuration: *leaseDuration, rateLimits: rl,
 		workerConcurrency: *workers, apiKeyCacheTTL: cacheTTL(*keyCacheTTL), createBatch: *createBatch,
@@ -236,7 +254,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		defer stopPprof()
 	}
-	logger.Info("payd listening", "addr", ln.Addr().String(), "api", *publicURL+*apiPrefix, "db", redactDSN(sf.db))
+	next, err := nextStep(ctx, db.store, &sf)
+	if err != nil {
+		return err
+	}
+	logger.Info("payd listening", "addr", ln.Addr().String(), "api", *publicURL+*apiPrefix, "mode", modeOf(*provider),
+		"db", redactDSN(sf.db), "db_created", db.created, "master_key", db.key, "master_key_created", db.keyCreated,
+		"key_check", map[bool]string{true: "recorded", false: "verified"}[db.checkRecorded], "next", next)
 	workCtx, stopWork := context.WithCancel(context.Background())
 	worked := make(chan error, 1)
 	go func() { worked <- a.engine.Run(workCtx) }()
@@ -261,6 +285,33 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	<-worked
 	logger.Info("stopped")
 	return serveErr
+}
+
+// modeOf says, on the startup line, whether money moves.
+func modeOf(provider string) string {
+	if provider == providerSMSInbox {
+		return "smsinbox: real money, wallets proven by their phones' SMS"
+	}
+	return "sandbox: test mode, no money moves"
+}
+
+// nextStep is the command the startup line suggests: creating the first
+// organization, or the list of operator commands.
+func nextStep(ctx context.Context, store paydStore, sf *storeFlags) (string, error) {
+	var orgs []*engine.Organization
+	err := store.ReadTx(ctx, func(ctx context.Context, tx engine.Tx) error {
+		var err error
+		orgs, err = tx.ListOrganizations(ctx)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	flags := sf.hint()
+	if len(orgs) == 0 {
+		return "create an organization: payd admin org create" + flags + ` --name "My Shop" --h2h`, nil
+	}
+	return "payd admin lists the operator commands, e.g. payd admin org list" + flags, nil
 }
 
 // cacheTTL maps the --api-key-cache-ttl flag, where 0 means off, to

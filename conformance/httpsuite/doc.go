@@ -1,7 +1,7 @@
 // Package httpsuite is a black-box conformance suite for a running payd
 // deployment: it checks the HTTP API against the interface description
-// (interface-v1.1.0.md) and the contract (contract.md), and knows nothing
-// of the server's code.
+// (docs/spec/interface-v1.1.0.md) and the contract (docs/spec/contract.md),
+// and knows nothing of the server's code.
 //
 // Run(t, target) creates its own organizations through target.Hooks (the
 // operator's side, which the /v1 API does not cover), then checks, in
@@ -16,7 +16,8 @@
 //
 //   - in go test, against an in-process reference server (httpsuite_test.go);
 //   - in go test against any deployment:
-//     go test ./conformance/httpsuite/ -args -base-url http://host:port/api -payd-binary ./payd -db DSN [-webhooks];
+//     go test ./conformance/httpsuite/ -args -base-url http://host:port/api -payd-binary /abs/payd -db DSN [-webhooks]
+//     (absolute paths: go test runs in the package directory);
 //   - without go test: payd conformance --base-url URL --db DSN [--webhooks].
 //
 // Checks that need the sandbox provider (payments played as the payer,

@@ -5,11 +5,14 @@ import (
 	"crypto/rand"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,7 +24,8 @@ import (
 )
 
 // Flags to run the suite against a deployment instead of the in-process
-// server:
+// server (absolute paths: go test runs the suite in this package's
+// directory, not where it was typed):
 //
 //	go test ./conformance/httpsuite/ -args -base-url http://127.0.0.1:8080/api \
 //	    -payd-binary /tmp/payd -db /path/to/payd.db -webhooks
@@ -36,8 +40,11 @@ var (
 
 func TestHTTPConformance(t *testing.T) {
 	if *baseURL != "" {
-		if *paydBinary == "" {
-			t.Fatal("-base-url needs -payd-binary (and -db) to bootstrap organizations with payd admin")
+		if *paydBinary == "" || *dbDSN == "" {
+			t.Fatal("-base-url needs -payd-binary and -db to bootstrap organizations with payd admin")
+		}
+		if err := checkDeploymentPaths(*dbDSN, *paydBinary); err != nil {
+			t.Fatal(err)
 		}
 		httpsuite.Run(httpsuite.Testing(t), httpsuite.Target{
 			BaseURL: *baseURL,
@@ -53,6 +60,30 @@ func TestHTTPConformance(t *testing.T) {
 		Hooks:    httpsuite.EngineHooks{Engine: eng},
 		Webhooks: true, // the in-process webhook client allows loopback
 	})
+}
+
+// checkDeploymentPaths refuses a relative -db or -payd-binary: go test runs
+// the suite in this package's directory, so "-db payd.db" would name a file
+// there, not the deployment's (payd admin would refuse it, or worse, an
+// older one would create an empty database there, whose organizations the
+// deployment does not know: 401 on every request). It also refuses a SQLite
+// database that does not exist.
+func checkDeploymentPaths(db, binary string) error {
+	dir, _ := os.Getwd()
+	if !strings.HasPrefix(db, "postgres://") && !strings.HasPrefix(db, "postgresql://") {
+		if !filepath.IsAbs(db) {
+			return fmt.Errorf("-db %s is a relative path, and go test runs this suite in %s, not where you typed it: "+
+				"give the deployment's database as an absolute path, e.g. -db \"$PWD/%s\"", db, dir, db)
+		}
+		if _, err := os.Stat(db); err != nil {
+			return fmt.Errorf("-db %s: no database there (%v): give the database of the running deployment", db, err)
+		}
+	}
+	if strings.ContainsRune(binary, filepath.Separator) && !filepath.IsAbs(binary) {
+		return fmt.Errorf("-payd-binary %s is a relative path, and go test runs this suite in %s: give an absolute path, e.g. -payd-binary \"$PWD/%s\"",
+			binary, dir, binary)
+	}
+	return nil
 }
 
 // startServer wires a reference server as cmd/payd's newApp does: a SQLite
@@ -122,4 +153,31 @@ func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, withdr
 		return engine.Errorf(engine.CodeConflict, "outcome: the payout was already settled the other way")
 	}
 	return err
+}
+
+// TestDeploymentPaths: the flags that name the deployment's files are
+// refused when relative, or when the database is missing, with a message
+// that says what to give instead.
+func TestDeploymentPaths(t *testing.T) {
+	existing := filepath.Join(t.TempDir(), "payd.db")
+	if err := os.WriteFile(existing, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		db, binary string
+		want       string // in the error; "" for none
+	}{
+		{"payd.db", "/usr/local/bin/payd", `is a relative path, and go test runs this suite in`},
+		{"./data/payd.db", "payd", `e.g. -db "$PWD/./data/payd.db"`},
+		{filepath.Join(t.TempDir(), "missing.db"), "payd", "no database there"},
+		{existing, "./payd", `-payd-binary ./payd is a relative path`},
+		{existing, "payd", ""},
+		{existing, "/tmp/payd", ""},
+		{"postgres://payd@db.internal/payd", "payd", ""},
+	} {
+		err := checkDeploymentPaths(tc.db, tc.binary)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("-db %s -payd-binary %s: %v, want %q", tc.db, tc.binary, err, tc.want)
+		}
+	}
 }

@@ -1,5 +1,6 @@
 // Package model is a deliberately small model of what payd promises: the
-// interface description, the contract that completes it and the README's
+// interface description (docs/spec/interface-v1.1.0.md), the contract that
+// completes it (docs/spec/contract.md) and the README's
 // "Behaviour worth knowing". It keeps organizations, deposits, verification
 // attempts, the payments a provider reports, withdrawals and each
 // organization's balance in plain maps and integers, and decides every

@@ -93,6 +93,10 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"ClaimDeliveriesPerEndpointAndExclude", testClaimDeliveriesPerEndpointAndExclude},
 			{"ClaimDeliveriesPerEndpointCap", testClaimDeliveriesPerEndpointCap},
 		}},
+		{"MasterKeyCheck", []test{
+			{"RoundTrip", testMasterKeyCheckRoundTrip},
+			{"AnySealedSecret", testAnySealedSecret},
+		}},
 		{"Reliability", []test{
 			{"WithdrawalByMerchantID", testWithdrawalByMerchantID},
 			{"ReleaseLeases", testReleaseLeases},

@@ -414,3 +414,21 @@ func (t *tx) ListExpirableDeposits(ctx context.Context, now time.Time, limit int
 		ORDER BY expires_at, id LIMIT $3`+lock,
 		engine.StatusPending, now, limit)
 }
+
+func (t *tx) GetMasterKeyCheck(ctx context.Context) ([]byte, error) {
+	var sealed []byte
+	err := t.tx.QueryRow(ctx, `SELECT sealed FROM master_key_check WHERE id = 1`).Scan(&sealed)
+	return sealed, interpretError(err)
+}
+
+func (t *tx) CreateMasterKeyCheck(ctx context.Context, sealed []byte, at time.Time) error {
+	return t.insert(ctx, "master key check", `INSERT INTO master_key_check (id, sealed, created_at) VALUES (1, $1, $2)`, sealed, at)
+}
+
+func (t *tx) AnySealedSecret(ctx context.Context) (string, []byte, error) {
+	var id string
+	var sealed []byte
+	err := t.tx.QueryRow(ctx, `(SELECT id, signing_secret FROM api_keys LIMIT 1)
+		UNION ALL (SELECT id, secret FROM webhook_endpoints LIMIT 1) LIMIT 1`).Scan(&id, &sealed)
+	return id, sealed, interpretError(err)
+}

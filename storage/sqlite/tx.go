@@ -374,3 +374,22 @@ func (t *tx) ListExpirableDeposits(ctx context.Context, now time.Time, limit int
 		ORDER BY expires_at, id LIMIT ?`,
 		engine.StatusPending, micros(now), limit)
 }
+
+func (t *tx) GetMasterKeyCheck(ctx context.Context) ([]byte, error) {
+	var sealed []byte
+	err := t.tx.QueryRowContext(ctx, `SELECT sealed FROM master_key_check WHERE id = 1`).Scan(&sealed)
+	return sealed, interpretError(err)
+}
+
+func (t *tx) CreateMasterKeyCheck(ctx context.Context, sealed []byte, at time.Time) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO master_key_check (id, sealed, created_at) VALUES (1, ?, ?)`, sealed, micros(at))
+	return interpretError(err)
+}
+
+func (t *tx) AnySealedSecret(ctx context.Context) (string, []byte, error) {
+	var id string
+	var sealed []byte
+	err := t.tx.QueryRowContext(ctx, `SELECT id, signing_secret FROM api_keys
+		UNION ALL SELECT id, secret FROM webhook_endpoints LIMIT 1`).Scan(&id, &sealed)
+	return id, sealed, interpretError(err)
+}
