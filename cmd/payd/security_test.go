@@ -329,6 +329,9 @@ func TestMasterKeyFileModeChecked(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "payd.db")
 	var out, logs bytes.Buffer
+	if err := run(context.Background(), []string{"admin", "init", "--db", db}, &out, &logs); err != nil {
+		t.Fatalf("admin init: %v %s", err, logs.String())
+	}
 	if err := run(context.Background(), []string{"admin", "org", "create", "--name", "Shop", "--db", db}, &out, &logs); err != nil {
 		t.Fatalf("first start: %v %s", err, logs.String())
 	}
