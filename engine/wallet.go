@@ -167,10 +167,6 @@ func (e *Engine) SetWalletEnabled(ctx context.Context, orgID, walletID string, e
 	return w, err
 }
 
-// dhaka is Bangladesh Standard Time (UTC+6, no daylight saving since 2009):
-// the day wallet limits reset, as the wallet operators count it.
-var dhaka = time.FixedZone("BST", 6*60*60)
-
 // pickWallet chooses the recipient of a display_instructions deposit: the
 // least recently assigned enabled wallet whose limits admit the amount, which
 // it marks as assigned now. Returns method_unavailable if none is eligible.
@@ -195,8 +191,8 @@ func pickWallet(ctx context.Context, tx Tx, orgID string, m Method, amount decim
 		}
 		pools.keep(key, candidates)
 	}
-	local := now.In(dhaka)
-	dayStart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, dhaka).UTC()
+	local := now.In(Dhaka)
+	dayStart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, Dhaka).UTC()
 	for _, w := range candidates {
 		if w.LiveUntil != nil && !now.Before(*w.LiveUntil) || w.LiveUntil == nil && requireLive {
 			continue // its phone has gone silent, or there is none: payments to it could not be proven
