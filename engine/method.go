@@ -105,12 +105,12 @@ func (m Method) depositRange(mode string) AmountRange {
 	return m.Redirect
 }
 
+// IsDeposit reports whether a deposit may name m in some checkout mode.
+func (m Method) IsDeposit() bool { return m.Redirect.Offered() || m.H2H.Offered() }
+
 // isDepositMethod reports whether a deposit may name method in some
 // checkout mode.
-func isDepositMethod(method string) bool {
-	m := methodByName[method]
-	return m.Redirect.Offered() || m.H2H.Offered()
-}
+func isDepositMethod(method string) bool { return methodByName[method].IsDeposit() }
 
 // DepositMethods returns the names of the methods a checkout mode offers.
 func DepositMethods(mode string) []string {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -116,9 +117,6 @@ func (p *Provider) SetOutage(down bool) { p.outage.Store(down) }
 // Outage reports whether the simulated outage is on.
 func (p *Provider) Outage() bool { return p.outage.Load() }
 
-// channels a simulated payment may be made on.
-var channels = map[string]bool{"bkash": true, "nagad": true, "upay": true, "upi": true, "bank": true, "bangla_qr": true}
-
 // PaymentParams is a simulated wallet payment as a payer would make it,
 // in the contract's fields; Type is optional (cash_out, payment, send_money).
 type PaymentParams struct {
@@ -135,8 +133,8 @@ type PaymentParams struct {
 // RecordPayment validates and stores a simulated payment.
 func (p *Provider) RecordPayment(ctx context.Context, params PaymentParams) (*engine.ProviderTransaction, error) {
 	t := &engine.ProviderTransaction{Channel: params.Channel, Currency: engine.Currency, Type: params.Type}
-	if !channels[params.Channel] {
-		return nil, engine.Invalid("channel", "must be one of bkash, nagad, upay, upi, bank, bangla_qr")
+	if !slices.Contains(engine.Channels(), params.Channel) {
+		return nil, engine.Invalid("channel", "must be "+engine.OneOf(engine.Channels()))
 	}
 	var err error
 	if t.TransactionID, err = engine.NormalizeTransactionID("transaction_id", params.TransactionID); err != nil {
