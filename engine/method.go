@@ -92,10 +92,6 @@ func LookupMethod(name string) (Method, bool) {
 	return m, ok
 }
 
-// MethodChannel returns the channel whose transaction IDs a payment method's
-// payments carry ("bkash_agent" -> "bkash").
-func MethodChannel(method string) string { return methodByName[method].Channel }
-
 // depositRange returns the amount range of a deposit by method in a
 // checkout mode; zero when the mode does not offer the method.
 func (m Method) depositRange(mode string) AmountRange {
