@@ -56,9 +56,10 @@ type Method struct {
 
 // catalog is every payment method, in the order the API documents them.
 // It is the one place a method is defined: validation, error messages,
-// wallet and sandbox channels, fee settings, CLI help and the checkout's
-// texts all derive from it, and a transport test holds the OpenAPI enums to
-// it. Conformance's model and HTTP suite keep their own lists on purpose.
+// wallet and sandbox channels, fee settings and CLI help derive from it;
+// transport tests hold the OpenAPI enums and the checkout's channel names
+// to it (ARCHITECTURE.md, "Add a payment method"). Conformance's model and
+// HTTP suite keep their own lists on purpose: they are the oracle.
 var catalog = []Method{
 	{Name: "bkash", Channel: ChannelBkash, Redirect: newRange(100, 25_000), H2H: newRange(100, 25_000), H2HAction: ActionRedirect, Payout: newRange(100, 25_000)},
 	{Name: "nagad", Channel: ChannelNagad, Redirect: newRange(100, 25_000), H2H: newRange(100, 25_000), H2HAction: ActionRedirect, Payout: newRange(100, 25_000)},
