@@ -21,8 +21,13 @@ const (
 	FailureAmountMismatch      = "amount_mismatch"
 	FailurePaymentNotCompleted = "payment_not_completed"
 	FailureOutsideWindow       = "outside_payment_window"
-	FailureTransactionIDUsed   = "transaction_id_used"
 	FailureProviderUnavailable = "provider_unavailable"
+	// FailureTransactionIDUsed is in the contract's list of failure codes
+	// (contract.md, Verification), so the API documents it and the checkout
+	// has its text, but the engine never produces it: a used transaction ID
+	// is refused at submission with 409 transaction_id_used by the store's
+	// unique constraint, before any attempt exists to fail.
+	FailureTransactionIDUsed = "transaction_id_used"
 )
 
 // Attempt is one transaction ID submitted for a deposit, checked against

@@ -144,21 +144,13 @@ func (p CreateDepositParams) validate() (*Deposit, error) {
 	if d.Amount, err = ParseAmount("amount", p.Amount); err != nil {
 		return nil, err
 	}
-	if d.CheckoutMode == CheckoutH2H {
-		if _, ok := h2hMethods[p.PaymentMethod]; !ok {
-			return nil, Invalid("payment_method", "must be one of bkash, nagad, bkash_agent, nagad_agent, bkash_merchant, nagad_merchant")
-		}
-		if err := h2hLimits.check("amount", d.Amount, p.PaymentMethod); err != nil {
-			return nil, err
-		}
-	} else {
-		m, ok := redirectMethods[p.PaymentMethod]
-		if !ok {
-			return nil, Invalid("payment_method", "must be one of bkash, nagad, upi, upay, bank, bkash_agent, nagad_agent, upay_agent, bkash_merchant, nagad_merchant, upay_merchant, bangla_qr_merchant")
-		}
-		if err := m.limits.check("amount", d.Amount, p.PaymentMethod); err != nil {
-			return nil, err
-		}
+	m, _ := LookupMethod(p.PaymentMethod)
+	limits := m.depositRange(d.CheckoutMode)
+	if !limits.Offered() {
+		return nil, Invalid("payment_method", "must be "+OneOf(DepositMethods(d.CheckoutMode)))
+	}
+	if err := limits.check("amount", d.Amount, p.PaymentMethod); err != nil {
+		return nil, err
 	}
 	d.PaymentMethod = p.PaymentMethod
 	if err := checkAbsoluteURL("redirect_url", p.RedirectURL); err != nil {
@@ -271,16 +263,16 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 	d.Status = StatusPending
 	d.CheckoutToken = RandomToken(24)
 	d.CreatedAt, d.UpdatedAt = now, now
-	method, instructions := h2hMethods[d.PaymentMethod]
-	instructions = instructions && d.CheckoutMode == CheckoutH2H && method.action == ActionDisplayInstructions
+	method, _ := LookupMethod(d.PaymentMethod)
+	instructions := d.CheckoutMode == CheckoutH2H && method.H2HAction == ActionDisplayInstructions
 	if instructions {
 		d.Action = ActionDisplayInstructions
-		d.Channel, d.Operation = method.channel, method.operation
+		d.Channel, d.Operation = method.Channel, method.Operation
 		d.VerificationState = VerificationAwaitingReference
 		d.ExpiresAt = now.Add(org.InstructionsWindow).Truncate(time.Second)
 	} else {
 		d.Action = ActionRedirect
-		d.Channel = MethodChannel(d.PaymentMethod)
+		d.Channel = method.Channel
 		d.VerificationState = VerificationProcessing
 		d.ExpiresAt = now.Add(org.RedirectWindow).Truncate(time.Second)
 		// The provider call may go over the network: never inside a

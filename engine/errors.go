@@ -6,7 +6,9 @@ import (
 )
 
 // Error codes. They are the wire codes of the contract, so the transport maps
-// each to an HTTP status with one table and clients branch on them.
+// each to an HTTP status with one table (a test there proves every code here
+// has one) and clients branch on them. Codes only HTTP can cause (a body too
+// large, a rate, a method) belong to the transport.
 const (
 	CodeInvalidRequest          = "invalid_request"
 	CodeUnauthorized            = "unauthorized"
@@ -15,8 +17,6 @@ const (
 	CodeMerchantIDConflict      = "merchant_id_conflict"
 	CodeMethodUnavailable       = "method_unavailable"
 	CodeInternal                = "internal_error"
-	CodeRequestTooLarge         = "request_too_large"
-	CodeRateLimited             = "rate_limited"
 	CodeDepositTerminal         = "deposit_terminal"
 	CodeAttemptInProgress       = "attempt_in_progress"
 	CodeAttemptLimitReached     = "attempt_limit_reached"
@@ -30,14 +30,11 @@ const (
 )
 
 // Reasons carried in the message of an unauthorized error; the contract fixes
-// them so clients and logs can tell the cases apart.
+// them so clients and logs can tell the cases apart. The signature reasons
+// are transport/signing's errors: only HTTP requests are signed.
 const (
-	ReasonMissingAPIKey      = "missing_api_key"
-	ReasonInvalidAPIKey      = "invalid_api_key"
-	ReasonMissingSignature   = "missing_signature"
-	ReasonMalformedSignature = "malformed_signature"
-	ReasonInvalidSignature   = "invalid_signature"
-	ReasonStaleSignature     = "stale_signature"
+	ReasonMissingAPIKey = "missing_api_key"
+	ReasonInvalidAPIKey = "invalid_api_key"
 )
 
 // Error is an error a caller of the engine is meant to see: a contract code and

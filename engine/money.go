@@ -34,20 +34,24 @@ func ParseAmount(field, s string) (decimal.Decimal, error) {
 // FormatAmount renders an amount in the canonical two-decimal form ("500.00").
 func FormatAmount(d decimal.Decimal) string { return d.StringFixed(2) }
 
-// amountRange is an inclusive range of amounts in BDT.
-type amountRange struct{ min, max decimal.Decimal }
+// AmountRange is an inclusive range of amounts in BDT. The zero range
+// admits nothing: a method's zero range means the method is not offered.
+type AmountRange struct{ Min, Max decimal.Decimal }
 
-func newRange(min, max int64) amountRange {
-	return amountRange{decimal.NewFromInt(min), decimal.NewFromInt(max)}
+func newRange(min, max int64) AmountRange {
+	return AmountRange{decimal.NewFromInt(min), decimal.NewFromInt(max)}
 }
 
-func (r amountRange) contains(d decimal.Decimal) bool {
-	return d.GreaterThanOrEqual(r.min) && d.LessThanOrEqual(r.max)
+// Offered reports whether the range admits any amount.
+func (r AmountRange) Offered() bool { return r.Max.IsPositive() }
+
+func (r AmountRange) contains(d decimal.Decimal) bool {
+	return d.GreaterThanOrEqual(r.Min) && d.LessThanOrEqual(r.Max)
 }
 
-func (r amountRange) check(field string, d decimal.Decimal, method string) error {
+func (r AmountRange) check(field string, d decimal.Decimal, method string) error {
 	if !r.contains(d) {
-		return Invalid(field, "must be between "+FormatAmount(r.min)+" and "+FormatAmount(r.max)+" for "+method)
+		return Invalid(field, "must be between "+FormatAmount(r.Min)+" and "+FormatAmount(r.Max)+" for "+method)
 	}
 	return nil
 }

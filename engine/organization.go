@@ -132,8 +132,8 @@ func (s OrganizationSettings) apply(org *Organization) error {
 		dst     *map[string]FeeRule
 		methods func(string) bool
 	}{
-		{"deposit_fee", s.DepositFees, &org.MethodFees.Deposit, func(m string) bool { _, ok := redirectMethods[m]; return ok }},
-		{"withdraw_commission", s.WithdrawCommissions, &org.MethodFees.Withdraw, func(m string) bool { _, ok := payoutMethods[m]; return ok }},
+		{"deposit_fee", s.DepositFees, &org.MethodFees.Deposit, isDepositMethod},
+		{"withdraw_commission", s.WithdrawCommissions, &org.MethodFees.Withdraw, func(m string) bool { return methodByName[m].Payout.Offered() }},
 	} {
 		for method, rule := range set.src {
 			if !set.methods(method) {

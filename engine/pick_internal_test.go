@@ -59,7 +59,7 @@ func newPoolTx(n int) *poolTx {
 // wallets that picks one after another would, list the pool once, and
 // write each wallet's last assignment once, at the flush.
 func TestPickWalletInBatch(t *testing.T) {
-	m := h2hMethods["bkash_agent"]
+	m, _ := LookupMethod("bkash_agent")
 	amount := decimal.NewFromInt(500)
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	pick := func(ctx context.Context, tx Tx, i int) string {

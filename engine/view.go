@@ -84,6 +84,11 @@ type RedirectAction struct {
 // FormatTime renders a time as the contract does: RFC 3339, UTC, seconds.
 func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// Dhaka is Bangladesh Standard Time, UTC+6 all year (no daylight saving
+// since 2009): the day a wallet's daily limit resets, as the wallet
+// operators count it, and the clock a payer reads a deadline on.
+var Dhaka = time.FixedZone("Asia/Dhaka", 6*60*60)
+
 func nullable(s string) *string {
 	if s == "" {
 		return nil

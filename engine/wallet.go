@@ -56,11 +56,11 @@ type AddWalletParams struct {
 
 // AddWallet adds a receiving wallet to an organization's pool.
 func (e *Engine) AddWallet(ctx context.Context, p AddWalletParams) (*Wallet, error) {
-	if p.Channel != ChannelBkash && p.Channel != ChannelNagad {
-		return nil, Invalid("channel", "must be bkash or nagad")
+	if !slices.Contains(WalletChannels(), p.Channel) {
+		return nil, Invalid("channel", "must be "+OneOf(WalletChannels()))
 	}
-	if p.Operation != OperationCashOut && p.Operation != OperationMakePayment {
-		return nil, Invalid("operation", "must be cash_out or make_payment")
+	if !slices.Contains(WalletOperations(), p.Operation) {
+		return nil, Invalid("operation", "must be "+OneOf(WalletOperations()))
 	}
 	phone, err := NormalizePhone("phone", p.Phone)
 	if err != nil {
@@ -167,10 +167,6 @@ func (e *Engine) SetWalletEnabled(ctx context.Context, orgID, walletID string, e
 	return w, err
 }
 
-// dhaka is Bangladesh Standard Time (UTC+6, no daylight saving since 2009):
-// the day wallet limits reset, as the wallet operators count it.
-var dhaka = time.FixedZone("BST", 6*60*60)
-
 // pickWallet chooses the recipient of a display_instructions deposit: the
 // least recently assigned enabled wallet whose limits admit the amount, which
 // it marks as assigned now. Returns method_unavailable if none is eligible.
@@ -181,22 +177,22 @@ var dhaka = time.FixedZone("BST", 6*60*60)
 // and each wallet's last assignment is written once, as the batch ends
 // (lockedPools.flush). Daily limits are still read from the deposits, which
 // include those the batch created before.
-func pickWallet(ctx context.Context, tx Tx, orgID string, m h2hMethod, amount decimal.Decimal, now time.Time, requireLive bool) (*Wallet, error) {
+func pickWallet(ctx context.Context, tx Tx, orgID string, m Method, amount decimal.Decimal, now time.Time, requireLive bool) (*Wallet, error) {
 	pools, _ := ctx.Value(lockedPoolsKey{}).(*lockedPools)
-	key := orgID + "/" + m.channel + "/" + m.operation
+	key := orgID + "/" + m.Channel + "/" + m.Operation
 	candidates, listed := pools.list(key)
 	if !listed {
 		var err error
 		candidates, err = tx.ListWallets(ctx, ListWalletsParams{
-			OrganizationID: orgID, Channel: m.channel, Operation: m.operation, EnabledOnly: true, ForUpdate: true,
+			OrganizationID: orgID, Channel: m.Channel, Operation: m.Operation, EnabledOnly: true, ForUpdate: true,
 		})
 		if err != nil {
 			return nil, err
 		}
 		pools.keep(key, candidates)
 	}
-	local := now.In(dhaka)
-	dayStart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, dhaka).UTC()
+	local := now.In(Dhaka)
+	dayStart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, Dhaka).UTC()
 	for _, w := range candidates {
 		if w.LiveUntil != nil && !now.Before(*w.LiveUntil) || w.LiveUntil == nil && requireLive {
 			continue // its phone has gone silent, or there is none: payments to it could not be proven
@@ -224,7 +220,7 @@ func pickWallet(ctx context.Context, tx Tx, orgID string, m h2hMethod, amount de
 		}
 		return w, nil
 	}
-	return nil, Errorf(CodeMethodUnavailable, "payment_method: no receiving wallet is available for %s %s right now", m.channel, m.operation)
+	return nil, Errorf(CodeMethodUnavailable, "payment_method: no receiving wallet is available for %s %s right now", m.Channel, m.Operation)
 }
 
 // lockedPoolsKey is the context key of a shared transaction's lockedPools.

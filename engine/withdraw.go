@@ -11,14 +11,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Payout methods and their inclusive amount ranges.
-var payoutMethods = map[string]amountRange{
-	"bkash": newRange(100, 25_000),
-	"nagad": newRange(100, 25_000),
-	"upay":  newRange(100, 25_000),
-	"bank":  newRange(50_000, 300_000),
-}
-
 // bankAccount is a bank account number as the contract allows it.
 var bankAccount = regexp.MustCompile(`^[0-9]{8,20}$`)
 
@@ -39,15 +31,15 @@ func (p CreateWithdrawalParams) validate() (*Withdrawal, error) {
 	if w.Amount, err = ParseAmount("amount", p.Amount); err != nil {
 		return nil, err
 	}
-	limits, ok := payoutMethods[p.PaymentMethod]
-	if !ok {
-		return nil, Invalid("payment_method", "must be one of bkash, nagad, upay, bank")
+	method, _ := LookupMethod(p.PaymentMethod)
+	if !method.Payout.Offered() {
+		return nil, Invalid("payment_method", "must be "+OneOf(PayoutMethods()))
 	}
 	w.PaymentMethod = p.PaymentMethod
-	if err := limits.check("amount", w.Amount, p.PaymentMethod); err != nil {
+	if err := method.Payout.check("amount", w.Amount, p.PaymentMethod); err != nil {
 		return nil, err
 	}
-	if p.PaymentMethod == "bank" {
+	if method.PayoutToBankAccount {
 		if !bankAccount.MatchString(p.Phone) {
 			return nil, Invalid("phone", "must be a bank account number of 8 to 20 digits for bank")
 		}

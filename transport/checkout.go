@@ -39,10 +39,6 @@ func mustRead(fs embed.FS, name string) string {
 	return string(b)
 }
 
-// dhaka is Bangladesh time (UTC+6, no daylight saving), in which the page
-// shows the deadline.
-var dhaka = time.FixedZone("Asia/Dhaka", 6*60*60)
-
 // verifyingRefresh is how often, in seconds, the page reloads itself while
 // a payment is being verified.
 const verifyingRefresh = 2
@@ -209,7 +205,7 @@ func (s *server) fillCheckout(v *checkoutView, d *engine.Deposit, msg pageMessag
 		left := d.ExpiresAt.Sub(now).Round(time.Second)
 		v.RemainingSeconds = int(left / time.Second)
 		v.Remaining = formatRemaining(left)
-		v.Deadline = d.ExpiresAt.In(dhaka).Format("15:04")
+		v.Deadline = d.ExpiresAt.In(engine.Dhaka).Format("15:04")
 	case v.Verifying:
 		v.Refresh = verifyingRefresh
 	default:

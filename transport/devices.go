@@ -52,7 +52,7 @@ func (s *server) authenticateDevice(w http.ResponseWriter, r *http.Request) (*sm
 	if ok, wait := s.limiters[classDevice].allow(d.ID); !ok {
 		secs := max(1, int(math.Ceil(wait.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		return nil, engine.Errorf(engine.CodeRateLimited, "too many requests for this device: retry after %d s", secs)
+		return nil, engine.Errorf(codeRateLimited, "too many requests for this device: retry after %d s", secs)
 	}
 	return d, nil
 }

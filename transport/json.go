@@ -414,7 +414,7 @@ func (o *object) rawObject(name string) (json.RawMessage, error) {
 }
 
 // errBodyTooLarge is returned for bodies over the limit: 413.
-var errBodyTooLarge = &engine.Error{Code: engine.CodeRequestTooLarge, Message: "body: must be at most 65536 bytes"}
+var errBodyTooLarge = &engine.Error{Code: codeRequestTooLarge, Message: "body: must be at most 65536 bytes"}
 
 // readBody reads at most limit bytes of a request body. The handler's
 // http.MaxBytesReader (limitBodies) may be what says it is too large.

@@ -117,7 +117,7 @@ func (s *server) admit(w http.ResponseWriter, r *http.Request, class requestClas
 	if ok, wait := l.allow(p.APIKeyID); !ok {
 		secs := max(1, int(math.Ceil(wait.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		return nil, engine.Errorf(engine.CodeRateLimited, "too many requests for this API key: retry after %d s", secs)
+		return nil, engine.Errorf(codeRateLimited, "too many requests for this API key: retry after %d s", secs)
 	}
 	return p, nil
 }

@@ -173,7 +173,7 @@ func (s *server) route(mux *http.ServeMux, path string, byMethod map[string]hand
 	}))
 }
 
-var errMethodNotAllowed = &engine.Error{Code: "method_not_allowed", Message: "method not allowed"}
+var errMethodNotAllowed = &engine.Error{Code: codeMethodNotAllowed, Message: "method not allowed"}
 
 // statusByCode maps each error code of the contract to its HTTP status.
 var statusByCode = map[string]int{
@@ -182,7 +182,7 @@ var statusByCode = map[string]int{
 	engine.CodeForbidden:               http.StatusForbidden,
 	engine.CodeInsufficientBalance:     http.StatusForbidden,
 	engine.CodeNotFound:                http.StatusNotFound,
-	errMethodNotAllowed.Code:           http.StatusMethodNotAllowed,
+	codeMethodNotAllowed:               http.StatusMethodNotAllowed,
 	engine.CodeMerchantIDConflict:      http.StatusConflict,
 	engine.CodeMerchantIDExists:        http.StatusConflict,
 	engine.CodeDepositTerminal:         http.StatusConflict,
@@ -191,8 +191,8 @@ var statusByCode = map[string]int{
 	engine.CodeTransactionIDUsed:       http.StatusConflict,
 	engine.CodeRedirectAction:          http.StatusConflict,
 	engine.CodeConflict:                http.StatusConflict,
-	engine.CodeRequestTooLarge:         http.StatusRequestEntityTooLarge,
-	engine.CodeRateLimited:             http.StatusTooManyRequests,
+	codeRequestTooLarge:                http.StatusRequestEntityTooLarge,
+	codeRateLimited:                    http.StatusTooManyRequests,
 	engine.CodeInternal:                http.StatusInternalServerError,
 	engine.CodeMethodUnavailable:       http.StatusServiceUnavailable,
 	engine.CodeVerificationUnavailable: http.StatusServiceUnavailable,

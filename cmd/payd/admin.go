@@ -350,8 +350,8 @@ func orgSettingsFlags(fs *flag.FlagSet) func() engine.OrganizationSettings {
 	fs.Var(&wdPct, "withdraw-commission-percent", "withdrawal commission, percent of the amount (default 0)")
 	fs.Var(&wdFixed, "withdraw-commission-fixed", "withdrawal commission, fixed part in BDT (default 0)")
 	depositFees, commissions := methodFees{}, methodFees{}
-	fs.Var(depositFees, "deposit-fee", "per-method deposit fee METHOD=PERCENT%[+FIXED], e.g. bkash_agent=1.5%+2; METHOD=default removes it (repeatable)")
-	fs.Var(commissions, "withdraw-commission", "per-method withdrawal commission METHOD=PERCENT%[+FIXED], e.g. bank=0.5%+10 (repeatable)")
+	fs.Var(depositFees, "deposit-fee", "per-method deposit fee METHOD=PERCENT%[+FIXED], e.g. bkash_agent=1.5%+2; METHOD=default removes it (repeatable); METHOD is "+engine.OneOf(depositMethods()))
+	fs.Var(commissions, "withdraw-commission", "per-method withdrawal commission METHOD=PERCENT%[+FIXED], e.g. bank=0.5%+10 (repeatable); METHOD is "+engine.OneOf(engine.PayoutMethods()))
 	return func() engine.OrganizationSettings {
 		s := engine.OrganizationSettings{
 			DepositsEnabled: deposits.v, H2HEnabled: h2h.v, WithdrawalsEnabled: withdrawals.v,
@@ -371,6 +371,17 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
+}
+
+// depositMethods are the methods a deposit may name, in either checkout mode.
+func depositMethods() []string {
+	var out []string
+	for _, m := range engine.Methods() {
+		if m.IsDeposit() {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 // methodFees is a repeatable METHOD=PERCENT%[+FIXED] flag.
@@ -544,8 +555,8 @@ func newWalletView(w *engine.Wallet) walletView {
 func walletAdd(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, error) {
 	var p engine.AddWalletParams
 	fs.StringVar(&p.OrganizationID, "org", "", "organization ID")
-	fs.StringVar(&p.Channel, "channel", "", "bkash or nagad")
-	fs.StringVar(&p.Operation, "operation", "", "cash_out (agent wallet) or make_payment (merchant wallet)")
+	fs.StringVar(&p.Channel, "channel", "", engine.OneOf(engine.WalletChannels()))
+	fs.StringVar(&p.Operation, "operation", "", engine.OneOf(engine.WalletOperations())+": cash_out for an agent wallet, make_payment for a merchant wallet")
 	fs.StringVar(&p.Phone, "phone", "", "the wallet's Bangladesh mobile number")
 	fs.StringVar(&p.Name, "name", "", "name shown to payers")
 	fs.StringVar(&p.QRPayload, "qr-payload", "", "QR payload shown to payers (optional)")

@@ -78,13 +78,11 @@ type sms struct {
 	ReceivedAt string `json:"received_at,omitempty"`
 }
 
-var dhakaZone = time.FixedZone("Asia/Dhaka", 6*60*60)
-
 // cashOutSMS is the message a bKash agent wallet gets when a customer cashes
 // out at it, as bKash words it.
 func cashOutSMS(amount, from, balance, trxID string, at time.Time) sms {
 	return sms{Sender: "bKash", Body: fmt.Sprintf("Cash Out Tk %s from %s successful. Fee Tk 0.00. Balance Tk %s. TrxID %s at %s",
-		amount, from, balance, trxID, at.In(dhakaZone).Format("02/01/2006 15:04"))}
+		amount, from, balance, trxID, at.In(engine.Dhaka).Format("02/01/2006 15:04"))}
 }
 
 // TestSMSInboxEndToEnd runs a self-hosted deployment on real-money rules:

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -133,9 +134,6 @@ func (p *Provider) Outage(organizationID string) bool {
 	return down
 }
 
-// channels a simulated payment may be made on.
-var channels = map[string]bool{"bkash": true, "nagad": true, "upay": true, "upi": true, "bank": true, "bangla_qr": true}
-
 // PaymentParams is a simulated wallet payment as a payer would make it,
 // in the contract's fields; Type is optional (cash_out, payment, send_money).
 // OrganizationID is the sandbox it is recorded in, the only one whose
@@ -158,8 +156,8 @@ func (p *Provider) RecordPayment(ctx context.Context, params PaymentParams) (*en
 		return nil, errors.New("sandbox: a payment is recorded for an organization")
 	}
 	t := &engine.ProviderTransaction{Channel: params.Channel, Currency: engine.Currency, Type: params.Type}
-	if !channels[params.Channel] {
-		return nil, engine.Invalid("channel", "must be one of bkash, nagad, upay, upi, bank, bangla_qr")
+	if !slices.Contains(engine.Channels(), params.Channel) {
+		return nil, engine.Invalid("channel", "must be "+engine.OneOf(engine.Channels()))
 	}
 	var err error
 	if t.TransactionID, err = engine.NormalizeTransactionID("transaction_id", params.TransactionID); err != nil {

@@ -35,8 +35,8 @@ const CheckoutH2H = "h2h"
 type RedirectDepositRequest struct {
 	// Amount is a BDT decimal string such as "500" or "750.50".
 	Amount string `json:"amount"`
-	// PaymentMethod is one of the redirect methods (bkash, nagad, upi,
-	// upay, bank, *_agent, *_merchant, bangla_qr_merchant).
+	// PaymentMethod is a redirect method, a value of the PaymentMethod enum
+	// of the server's /openapi.json, e.g. "bkash" or "bkash_agent".
 	PaymentMethod string `json:"payment_method"`
 	// RedirectURL is your return page after the hosted checkout. It is not
 	// where the payer is sent now: that is Deposit.RedirectURL.
@@ -52,8 +52,9 @@ type RedirectDepositRequest struct {
 type H2HDepositRequest struct {
 	// Amount is a BDT decimal string, 100 to 25,000, at most 2 decimals.
 	Amount string
-	// PaymentMethod is bkash, nagad (redirect action) or bkash_agent,
-	// nagad_agent, bkash_merchant, nagad_merchant (instructions).
+	// PaymentMethod is an H2H method, a value of the H2HPaymentMethod enum
+	// of the server's /openapi.json: "bkash" yields a redirect action,
+	// "bkash_agent" or "bkash_merchant" instructions.
 	PaymentMethod string
 	// RedirectURL is the return page after a redirect action completes.
 	RedirectURL string
@@ -138,9 +139,9 @@ func (d *Deposit) Succeeded() bool { return d.Status == StatusSucceeded }
 // authoritative and never change for the deposit.
 type NextAction struct {
 	Type string `json:"type"`
-	// Channel is bkash or nagad (instructions).
+	// Channel is the wallet's network, e.g. bkash (instructions).
 	Channel string `json:"channel,omitempty"`
-	// Operation is make_payment or cash_out (instructions).
+	// Operation is cash_out or make_payment (instructions).
 	Operation string `json:"operation,omitempty"`
 	// Recipient is the wallet the payer pays (instructions).
 	Recipient Recipient `json:"recipient,omitzero"`
@@ -207,7 +208,8 @@ type Verification struct {
 
 // WithdrawalRequest creates a payout from the organization's balance.
 type WithdrawalRequest struct {
-	// Amount: bkash, nagad, upay 100 to 25,000; bank 50,000 to 300,000.
+	// Amount is a BDT decimal string in the method's range (the server's
+	// /openapi.json, WithdrawalRequest), e.g. 100 to 25,000 for bkash.
 	Amount string `json:"amount"`
 	// Phone is the recipient's mobile number, or the account number (8 to
 	// 20 digits) for bank.
@@ -253,7 +255,8 @@ type Balance struct {
 // SandboxPaymentRequest records a simulated wallet payment, as a payer
 // would make it, on a sandbox server.
 type SandboxPaymentRequest struct {
-	// Channel is bkash, nagad, upay, upi, bank or bangla_qr.
+	// Channel is the payment's network, e.g. bkash (the channel enum of
+	// SandboxPaymentRequest in the server's /openapi.json).
 	Channel       string `json:"channel"`
 	TransactionID string `json:"transaction_id"`
 	PayerPhone    string `json:"payer_phone"`
