@@ -388,7 +388,7 @@ func TestSMSInboxRateLimit(t *testing.T) {
 // customer: how an operator pays a withdrawal from it.
 func cashInSMS(amount, to, balance, trxID string, at time.Time) sms {
 	return sms{Sender: "bKash", Body: fmt.Sprintf("Cash In Tk %s to %s successful. Fee Tk 0.00. Balance Tk %s. TrxID %s at %s",
-		amount, to, balance, trxID, at.In(dhakaZone).Format("02/01/2006 15:04"))}
+		amount, to, balance, trxID, at.In(engine.Dhaka).Format("02/01/2006 15:04"))}
 }
 
 // leakedBalance is what a forger reads off a device's answer: the wallet's
