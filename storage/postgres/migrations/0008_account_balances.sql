@@ -12,8 +12,10 @@ CREATE TABLE account_balances (
 );
 
 -- Existing ledgers: the rows are what their entries add up to. SHARE mode
--- holds off any process still writing entries without rows until this
--- commits, so no entry falls between the sum and the rows.
+-- holds off writers of entries until this commits, so none falls between
+-- the sum and the rows. (A process of an older payd that keeps writing
+-- entries afterwards leaves the rows behind: stop old processes first;
+-- `payd admin ledger verify` reports any difference.)
 LOCK TABLE ledger_entries IN SHARE MODE;
 INSERT INTO account_balances (organization_id, account, balance_minor)
 SELECT organization_id, account, SUM(amount_minor)
