@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -175,4 +176,66 @@ func printLedgerSize(ctx context.Context, o options, orgID string) {
 		return
 	}
 	fmt.Fprintf(o.out, "ledger: %d entries\n", n)
+}
+
+// parseGrowth reads -ledger-growth: increasing journal counts.
+func parseGrowth(s string, o *options) error {
+	if s == "" {
+		return nil
+	}
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 || (len(o.growth) > 0 && n <= o.growth[len(o.growth)-1]) {
+			return fmt.Errorf("-ledger-growth %q: want increasing journal counts, e.g. 5000,500000", s)
+		}
+		o.growth = append(o.growth, n)
+	}
+	return nil
+}
+
+// measureLedgerGrowth grows the organization's ledger to each size of
+// o.growth in turn and measures the scenarios there, in one run (one payd,
+// one database), so the sizes compare under the same noise; it ends with
+// each scenario's p50 at the largest size as a ratio to the smallest.
+func measureLedgerGrowth(ctx context.Context, o options, c *client, orgID string, srv *paydProcess) error {
+	report := newReport(o.out)
+	first := map[string]*result{}
+	var last map[string]*result
+	seeded := 0
+	for _, size := range o.growth {
+		start := time.Now()
+		if err := seedJournals(ctx, o.db, orgID, size-seeded); err != nil {
+			return fmt.Errorf("seed journals: %w", err)
+		}
+		seeded = size
+		entries, err := countEntries(ctx, o.db, orgID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.out, "\n%d journals seeded in %s; the ledger holds %d entries\n", size, time.Since(start).Round(time.Millisecond), entries)
+		report.header = false
+		last = map[string]*result{}
+		for _, name := range o.scenarios {
+			sc, ok := scenarioByName[name]
+			if !ok {
+				return fmt.Errorf("unknown scenario %q (have %s)", name, strings.Join(allScenarios, ", "))
+			}
+			res, err := measure(ctx, c, sc, o.clients, o.duration, 0)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			report.row(name, res, srv.peakRSS())
+			last[name] = res
+			if first[name] == nil {
+				first[name] = res
+			}
+		}
+	}
+	fmt.Fprintf(o.out, "\np50 at %d journals / p50 at %d journals:\n", o.growth[len(o.growth)-1], o.growth[0])
+	for _, name := range o.scenarios {
+		if a, b := first[name].percentile(0.5), last[name].percentile(0.5); a > 0 {
+			fmt.Fprintf(o.out, "  %-28s %.2fx (%s -> %s)\n", name, float64(b)/float64(a), ms(a), ms(b))
+		}
+	}
+	return nil
 }

@@ -35,6 +35,7 @@ type options struct {
 	scenarios []string
 	seed      int           // deposits to insert through the store before measuring
 	journals  int           // journals to insert into the ledger before measuring
+	growth    []int         // ledger growth: the scenarios at each of these journal counts
 	half      bool          // also measure latency at half the peak throughput
 	limits    bool          // also measure the bare store transaction and handler
 	poll      time.Duration // verify: wait between reads of a deposit
@@ -52,6 +53,7 @@ func main() {
 	flag.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run")
 	flag.IntVar(&o.seed, "seed-deposits", 0, "deposits to insert through the store before measuring (flat-cost runs: 10000, 1000000)")
 	flag.IntVar(&o.journals, "seed-journals", 0, "journals of two entries to insert into the ledger before measuring (ledger growth: 5000, 500000)")
+	growth := flag.String("ledger-growth", "", "comma-separated journal counts (e.g. 5000,500000): grow the ledger to each in turn and measure the scenarios at each, in one run")
 	flag.BoolVar(&o.half, "half", true, "also measure create and GET latency at half of the peak throughput")
 	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "verify: how long a client waits between reads of its deposit")
 	flag.BoolVar(&o.limits, "limits", true, "also measure the limits (the bare store transaction and the bare net/http handler) and print the ratios")
@@ -61,6 +63,10 @@ func main() {
 		return
 	}
 	o.scenarios = strings.Split(scenarios, ",")
+	if err := parseGrowth(*growth, &o); err != nil {
+		fmt.Fprintln(os.Stderr, "paydbench:", err)
+		os.Exit(2)
+	}
 	if *smoke {
 		o.clients, o.duration, o.half = 4, time.Second, false
 	}
@@ -129,6 +135,9 @@ func run(ctx context.Context, o options) error {
 	}
 	c := newClient(srv.base, org, o.clients)
 	c.poll = o.poll
+	if len(o.growth) > 0 {
+		return measureLedgerGrowth(ctx, o, c, org.id, srv)
+	}
 
 	results := map[string]*result{}
 	report := newReport(o.out)
