@@ -315,6 +315,26 @@ func (f *fixture) balances(orgID string) map[string]decimal.Decimal {
 	return b
 }
 
+// ledgerDifferences compares the organization's balance rows with the sums
+// of its entries, in one snapshot.
+func (f *fixture) ledgerDifferences(orgID string) []engine.LedgerDifference {
+	f.t.Helper()
+	var d []engine.LedgerDifference
+	err := f.store.ReadTx(f.ctx, func(ctx context.Context, tx engine.Tx) error {
+		b, err := tx.AccountBalances(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		sums, err := tx.SumEntries(ctx, orgID)
+		d = engine.DiffBalances(orgID, b, sums)
+		return err
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return d
+}
+
 func (f *fixture) events(resourceID string) []*engine.Event {
 	f.t.Helper()
 	var evs []*engine.Event

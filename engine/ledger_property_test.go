@@ -27,8 +27,9 @@ func fee(amount decimal.Decimal, percent, fixed string) decimal.Decimal {
 
 // TestLedgerProperties runs random sequences of deposits, withdrawals,
 // payout outcomes and adjustments against the engine over real SQLite, and
-// after every step checks that all entries sum to zero, that available and
-// held equal the model's, and that nothing is negative.
+// after every step checks that the balance rows are what the entries sum
+// to, that all entries sum to zero, that available and held equal the
+// model's, and that nothing is negative.
 func TestLedgerProperties(t *testing.T) {
 	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
 		// One database for all the checks: each check has an organization
@@ -122,6 +123,9 @@ func TestLedgerProperties(t *testing.T) {
 					m.available = m.available.Add(a)
 				},
 				"": func(rt *rapid.T) {
+					if d := f.ledgerDifferences(id); len(d) > 0 {
+						rt.Fatalf("balance rows differ from the entries: %+v", d)
+					}
 					sums := f.balances(id)
 					total := decimal.Zero
 					for _, v := range sums {

@@ -849,6 +849,7 @@ type simState struct {
 	journals    []*engine.Journal
 	events      []*engine.Event
 	balances    map[string]decimal.Decimal
+	sums        map[string]decimal.Decimal // of the entries, as SumEntries adds them
 }
 
 func (s *simulation) read() simState { return s.readSome(true) }
@@ -891,7 +892,10 @@ func (s *simulation) readSome(full bool) simState {
 		if st.events, err = tx.ListEvents(ctx, engine.ListEventsParams{OrganizationID: s.org}); err != nil {
 			return err
 		}
-		st.balances, err = tx.AccountBalances(ctx, s.org)
+		if st.balances, err = tx.AccountBalances(ctx, s.org); err != nil {
+			return err
+		}
+		st.sums, err = tx.SumEntries(ctx, s.org)
 		return err
 	})
 	if err != nil {
@@ -929,16 +933,26 @@ func (s *simulation) check(st simState) {
 	if !total.IsZero() {
 		s.fatalf("the ledger sums to %s", total)
 	}
+	// The balance rows are what the entries add up to, summed by the store
+	// and again here from the journals.
+	if d := engine.DiffBalances(s.org, st.balances, st.sums); len(d) > 0 {
+		s.fatalf("balance rows differ from the sums of the entries: %+v", d)
+	}
+	fromJournals := map[string]decimal.Decimal{}
 	journals := map[string]int{}
 	for _, j := range st.journals {
 		journals[j.Kind+" "+j.Reference]++
 		sum := decimal.Zero
 		for _, e := range j.Entries {
 			sum = sum.Add(e.Amount)
+			fromJournals[e.Account] = fromJournals[e.Account].Add(e.Amount)
 		}
 		if !sum.IsZero() {
 			s.fatalf("journal %s %s does not balance: %s", j.Kind, j.Reference, sum)
 		}
+	}
+	if d := engine.DiffBalances(s.org, st.balances, fromJournals); len(d) > 0 {
+		s.fatalf("balance rows differ from the journals: %+v", d)
 	}
 	events := map[string]int{}
 	for _, e := range st.events {

@@ -139,12 +139,21 @@ type Tx interface {
 	// their LeaseOwner and LeasedUntil and returns them so updated.
 	ClaimDueAttempts(ctx context.Context, p ClaimParams) ([]*Attempt, error)
 
-	// CreateJournal inserts a journal and its entries. The engine passes
-	// only balanced journals of whole-poisha amounts.
+	// CreateJournal inserts a journal and its entries, and adds each entry
+	// to its account's balance row, all in the caller's transaction. The
+	// engine passes only balanced journals of whole-poisha amounts.
+	// Balance rows are updated in account order, so two journals never
+	// wait for each other's rows in opposite orders.
 	CreateJournal(ctx context.Context, j *Journal) error
-	// AccountBalances returns the sum of the entries of each account of an
-	// organization that has any.
+	// AccountBalances returns the balance of each account of an
+	// organization that has any entries, from the rows CreateJournal
+	// maintains: its cost does not grow with the ledger. It always equals
+	// SumEntries.
 	AccountBalances(ctx context.Context, organizationID string) (map[string]decimal.Decimal, error)
+	// SumEntries returns the sum of the entries of each account of an
+	// organization that has any: the truth the balance rows are checked
+	// against. Its cost grows with the ledger; no request calls it.
+	SumEntries(ctx context.Context, organizationID string) (map[string]decimal.Decimal, error)
 	// ListJournals returns an organization's journals with their entries,
 	// oldest first.
 	ListJournals(ctx context.Context, organizationID string) ([]*Journal, error)

@@ -134,13 +134,15 @@ func (e *Engine) GetWithdrawal(ctx context.Context, orgID, id string) (*Withdraw
 	return w, err
 }
 
-// Balance is an organization's money as its ledger entries add up.
+// Balance is an organization's money as its ledger entries add up (read
+// from the balance rows kept with them).
 type Balance struct {
 	Available decimal.Decimal
 	Held      decimal.Decimal
 }
 
-// GetBalance sums the organization's ledger entries.
+// GetBalance reads the organization's balance rows: the same cost at any
+// ledger size.
 func (e *Engine) GetBalance(ctx context.Context, orgID string) (*Balance, error) {
 	var b Balance
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {

@@ -49,6 +49,7 @@ var adminCommands = map[string]adminCommand{
 	"balance show":          {summary: "show an organization's available and held balance", setup: balanceShow},
 	"balance adjust":        {summary: "credit (or, with a negative amount, debit) an organization by hand", setup: balanceAdjust},
 	"ledger":                {summary: "print an organization's journal, every movement with its entries", setup: ledgerShow},
+	"ledger verify":         {summary: "recompute every organization's balances from its entries; exit 1 on any difference", setup: ledgerVerify},
 	"webhook add":           {summary: "register an endpoint for an organization's events; prints its secret once", setup: webhookAdd},
 	"webhook list":          {summary: "list an organization's webhook endpoints", setup: webhookList},
 	"webhook remove":        {summary: "delete an endpoint and its deliveries", setup: webhookRemove},
@@ -186,12 +187,17 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		err = enc.Encode(out)
+	} else if t, ok := out.(interface{ WriteText(io.Writer) error }); ok {
+		err = t.WriteText(stdout)
+	} else {
+		err = printHuman(stdout, out)
 	}
-	if t, ok := out.(interface{ WriteText(io.Writer) error }); ok {
-		return t.WriteText(stdout)
+	// A report of a failed check is printed, then fails the command.
+	if f, ok := out.(interface{ Err() error }); ok && err == nil {
+		err = f.Err()
 	}
-	return printHuman(stdout, out)
+	return err
 }
 
 // noProvider is the provider of admin commands, which never reach one.

@@ -34,6 +34,8 @@ type options struct {
 	duration  time.Duration // per scenario
 	scenarios []string
 	seed      int           // deposits to insert through the store before measuring
+	journals  int           // journals to insert into the ledger before measuring
+	growth    []int         // ledger growth: the scenarios at each of these journal counts
 	half      bool          // also measure latency at half the peak throughput
 	limits    bool          // also measure the bare store transaction and handler
 	poll      time.Duration // verify: wait between reads of a deposit
@@ -50,6 +52,8 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long each scenario runs")
 	flag.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run")
 	flag.IntVar(&o.seed, "seed-deposits", 0, "deposits to insert through the store before measuring (flat-cost runs: 10000, 1000000)")
+	flag.IntVar(&o.journals, "seed-journals", 0, "journals of two entries to insert into the ledger before measuring (ledger growth: 5000, 500000)")
+	growth := flag.String("ledger-growth", "", "comma-separated journal counts (e.g. 5000,500000): grow the ledger to each in turn and measure the scenarios at each, in one run")
 	flag.BoolVar(&o.half, "half", true, "also measure create and GET latency at half of the peak throughput")
 	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "verify: how long a client waits between reads of its deposit")
 	flag.BoolVar(&o.limits, "limits", true, "also measure the limits (the bare store transaction and the bare net/http handler) and print the ratios")
@@ -59,6 +63,10 @@ func main() {
 		return
 	}
 	o.scenarios = strings.Split(scenarios, ",")
+	if err := parseGrowth(*growth, &o); err != nil {
+		fmt.Fprintln(os.Stderr, "paydbench:", err)
+		os.Exit(2)
+	}
 	if *smoke {
 		o.clients, o.duration, o.half = 4, time.Second, false
 	}
@@ -116,8 +124,20 @@ func run(ctx context.Context, o options) error {
 		}
 		fmt.Fprintf(o.out, "seeded %d deposits through the store in %s\n\n", o.seed, time.Since(start).Round(time.Millisecond))
 	}
+	if o.journals > 0 {
+		start := time.Now()
+		if err := seedJournals(ctx, o.db, org.id, o.journals); err != nil {
+			return fmt.Errorf("seed journals: %w", err)
+		}
+		fmt.Fprintf(o.out, "seeded %d journals in SQL in %s\n", o.journals, time.Since(start).Round(time.Millisecond))
+		defer printLedgerSize(ctx, o, org.id)
+		printLedgerSize(ctx, o, org.id)
+	}
 	c := newClient(srv.base, org, o.clients)
 	c.poll = o.poll
+	if len(o.growth) > 0 {
+		return measureLedgerGrowth(ctx, o, c, org.id, srv)
+	}
 
 	results := map[string]*result{}
 	report := newReport(o.out)

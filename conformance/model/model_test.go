@@ -1091,6 +1091,14 @@ func (r *run) snapshot() snapshot {
 			if snap.balances[orgID], err = tx.AccountBalances(ctx, orgID); err != nil {
 				return err
 			}
+			// The balance rows are what the entries add up to, every step.
+			sums, err := tx.SumEntries(ctx, orgID)
+			if err != nil {
+				return err
+			}
+			if d := engine.DiffBalances(orgID, snap.balances[orgID], sums); len(d) > 0 {
+				return fmt.Errorf("balance rows differ from the entries: %+v", d)
+			}
 			if js, ok := r.journals[orgID]; ok && sameSums(r.sums[orgID], snap.balances[orgID]) {
 				snap.journals[orgID] = js
 				continue

@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,11 +17,36 @@ func listJournals(t *testing.T, s Store, orgID string) []*engine.Journal {
 	return get(t, s, func(ctx context.Context, tx engine.Tx) ([]*engine.Journal, error) { return tx.ListJournals(ctx, orgID) })
 }
 
+// accountBalances returns the organization's balance rows, after checking
+// in the same snapshot that they are what its entries sum to.
 func accountBalances(t *testing.T, s Store, orgID string) map[string]decimal.Decimal {
 	t.Helper()
-	return get(t, s, func(ctx context.Context, tx engine.Tx) (map[string]decimal.Decimal, error) {
-		return tx.AccountBalances(ctx, orgID)
+	var balances, sums map[string]decimal.Decimal
+	read(t, s, func(ctx context.Context, tx engine.Tx) error {
+		var err error
+		if balances, err = tx.AccountBalances(ctx, orgID); err != nil {
+			return err
+		}
+		sums, err = tx.SumEntries(ctx, orgID)
+		return err
 	})
+	if !sameAmounts(balances, sums) {
+		t.Errorf("balances of %s = %v, but the entries sum to %v", orgID, balances, sums)
+	}
+	return balances
+}
+
+// sameAmounts compares two account maps exactly, keys included.
+func sameAmounts(a, b map[string]decimal.Decimal) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !v.Equal(w) {
+			return false
+		}
+	}
+	return true
 }
 
 func testJournalRoundTrip(t *testing.T, s Store) {
@@ -119,4 +146,196 @@ func testJournalRejectsSubPoisha(t *testing.T, s Store) {
 	// Nothing of the failed journals remains; trailing zeros are fine.
 	create(t, s, engine.Tx.CreateJournal, journal("12.3400"))
 	assertBalances(t, accountBalances(t, s, "org_1"), map[string]string{engine.AccountAvailable: "12.34"})
+}
+
+// Balance rows follow every journal: totals of an account named twice in
+// one journal, entries in any order, several organizations; a journal
+// without entries, a duplicate and a rolled-back transaction change none.
+func testBalancesFollowJournals(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1", "org_2")
+	create(t, s, engine.Tx.CreateJournal,
+		&engine.Journal{
+			ID: "jnl_1", OrganizationID: "org_1", Kind: engine.JournalDepositCredit, CreatedAt: base,
+			Entries: []engine.Entry{
+				{Account: engine.AccountFees, Amount: dec("2.50")},
+				{Account: engine.AccountAvailable, Amount: dec("100")},
+				{Account: engine.AccountExternal, Amount: dec("-105")},
+				{Account: engine.AccountAvailable, Amount: dec("2.50")},
+			},
+		},
+		&engine.Journal{
+			ID: "jnl_2", OrganizationID: "org_2", Kind: engine.JournalAdjustment, CreatedAt: base,
+			Entries: []engine.Entry{{Account: engine.AccountAdjustments, Amount: dec("-7")}, {Account: engine.AccountAvailable, Amount: dec("7")}},
+		},
+		&engine.Journal{
+			ID: "jnl_3", OrganizationID: "org_1", Kind: engine.JournalWithdrawalHold, CreatedAt: base,
+			Entries: []engine.Entry{{Account: engine.AccountHeld, Amount: dec("40")}, {Account: engine.AccountAvailable, Amount: dec("-40")}},
+		},
+		// An account's entries may cancel out: its row stays, at zero.
+		&engine.Journal{
+			ID: "jnl_4", OrganizationID: "org_1", Kind: "test", CreatedAt: base,
+			Entries: []engine.Entry{{Account: "suspense", Amount: dec("1")}, {Account: "suspense", Amount: dec("-1")}},
+		},
+		&engine.Journal{ID: "jnl_5", OrganizationID: "org_1", Kind: "note", CreatedAt: base},
+	)
+	want1 := map[string]string{
+		engine.AccountFees: "2.5", engine.AccountAvailable: "62.5", engine.AccountExternal: "-105",
+		engine.AccountHeld: "40", "suspense": "0",
+	}
+	assertBalances(t, accountBalances(t, s, "org_1"), want1)
+	assertBalances(t, accountBalances(t, s, "org_2"), map[string]string{engine.AccountAdjustments: "-7", engine.AccountAvailable: "7"})
+
+	wantDuplicate(t, "duplicate journal", try(s, engine.Tx.CreateJournal, &engine.Journal{
+		ID: "jnl_1", OrganizationID: "org_1", Kind: "test", CreatedAt: base,
+		Entries: []engine.Entry{{Account: engine.AccountExternal, Amount: dec("-1")}, {Account: engine.AccountAvailable, Amount: dec("1")}},
+	}))
+	errRollback := errors.New("roll back")
+	err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+		err := tx.CreateJournal(ctx, &engine.Journal{
+			ID: "jnl_6", OrganizationID: "org_1", Kind: "test", CreatedAt: base,
+			Entries: []engine.Entry{{Account: engine.AccountExternal, Amount: dec("-1000")}, {Account: engine.AccountAvailable, Amount: dec("1000")}},
+		})
+		if err != nil {
+			return err
+		}
+		// Inside the transaction the rows already count it.
+		b, err := tx.AccountBalances(ctx, "org_1")
+		if err == nil && !b[engine.AccountAvailable].Equal(dec("1062.5")) {
+			t.Errorf("available inside the journal's transaction = %s, want 1062.50", b[engine.AccountAvailable])
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatalf("InTx = %v", err)
+	}
+	assertBalances(t, accountBalances(t, s, "org_1"), want1)
+}
+
+// Journals written at once from many goroutines, in entry orders that
+// differ, add up exactly; every snapshot of the balance rows sums to zero
+// (a journal's rows commit together); and the withdrawal gate, run under
+// the organization's lock while credits land on the same available row
+// without it, never takes available below zero.
+func testConcurrentJournals(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1", "org_2")
+	const writers, perWriter = 6, 15
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	var reads sync.WaitGroup
+	reads.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			var b map[string]decimal.Decimal
+			err := s.ReadTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+				var err error
+				b, err = tx.AccountBalances(ctx, "org_1")
+				return err
+			})
+			if err != nil {
+				t.Errorf("read: %v", err)
+				return
+			}
+			total := decimal.Zero
+			for _, v := range b {
+				total = total.Add(v)
+			}
+			if !total.IsZero() {
+				t.Errorf("a snapshot of the balance rows sums to %s: %v", total, b)
+				return
+			}
+			if b[engine.AccountAvailable].IsNegative() {
+				t.Errorf("available went negative: %v", b)
+				return
+			}
+		}
+	})
+	holds := make([]int, writers)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range perWriter {
+				id := fmt.Sprintf("jnl_%d_%02d", w, i)
+				var err error
+				switch {
+				case w%2 == 0: // credits: 10 in, 0.25 of it a fee, entries in either order
+					entries := []engine.Entry{
+						{Account: engine.AccountExternal, Amount: dec("-10")},
+						{Account: engine.AccountAvailable, Amount: dec("9.75")},
+						{Account: engine.AccountFees, Amount: dec("0.25")},
+					}
+					if i%2 == 1 {
+						entries[0], entries[2] = entries[2], entries[0]
+					}
+					org := "org_1"
+					if i%5 == 4 {
+						org = "org_2"
+					}
+					err = try(s, engine.Tx.CreateJournal, &engine.Journal{ID: id, OrganizationID: org, Kind: engine.JournalDepositCredit, CreatedAt: base, Entries: entries})
+				default: // withdrawal holds of 7 under the lock, if available covers them
+					err = s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+						if _, err := tx.LockOrganization(ctx, "org_1"); err != nil {
+							return err
+						}
+						b, err := tx.AccountBalances(ctx, "org_1")
+						if err != nil || b[engine.AccountAvailable].LessThan(dec("7")) {
+							return err
+						}
+						if err := tx.CreateJournal(ctx, &engine.Journal{
+							ID: id, OrganizationID: "org_1", Kind: engine.JournalWithdrawalHold, CreatedAt: base,
+							Entries: []engine.Entry{{Account: engine.AccountHeld, Amount: dec("7")}, {Account: engine.AccountAvailable, Amount: dec("-7")}},
+						}); err != nil {
+							return err
+						}
+						holds[w]++ // after the insert: a retried run rolled back its count with its journal
+						return nil
+					})
+				}
+				if err != nil {
+					t.Errorf("journal %s: %v", id, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(done)
+	reads.Wait()
+	held := 0
+	for _, h := range holds {
+		held += h
+	}
+	credits1, credits2 := 0, 0
+	for w := 0; w < writers; w += 2 {
+		for i := range perWriter {
+			if i%5 == 4 {
+				credits2++
+			} else {
+				credits1++
+			}
+		}
+	}
+	b1 := accountBalances(t, s, "org_1")
+	available := dec("9.75").Mul(decimal.NewFromInt(int64(credits1))).Sub(dec("7").Mul(decimal.NewFromInt(int64(held))))
+	want := map[string]string{
+		engine.AccountExternal:  decimal.NewFromInt(int64(-10 * credits1)).String(),
+		engine.AccountFees:      dec("0.25").Mul(decimal.NewFromInt(int64(credits1))).String(),
+		engine.AccountAvailable: available.String(),
+	}
+	if held > 0 {
+		want[engine.AccountHeld] = decimal.NewFromInt(int64(7 * held)).String()
+	}
+	assertBalances(t, b1, want)
+	if available.IsNegative() {
+		t.Errorf("available %s after %d holds", available, held)
+	}
+	if held == 0 {
+		t.Error("no hold went through: the test proved nothing of the gate")
+	}
+	assertBalances(t, accountBalances(t, s, "org_2"), map[string]string{
+		engine.AccountExternal:  decimal.NewFromInt(int64(-10 * credits2)).String(),
+		engine.AccountAvailable: dec("9.75").Mul(decimal.NewFromInt(int64(credits2))).String(),
+		engine.AccountFees:      dec("0.25").Mul(decimal.NewFromInt(int64(credits2))).String(),
+	})
 }

@@ -72,6 +72,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"Actor", testJournalActor},
 			{"BalancesExact", testAccountBalancesExact},
 			{"RejectsSubPoisha", testJournalRejectsSubPoisha},
+			{"BalancesFollowJournals", testBalancesFollowJournals},
 		}},
 		{"Events", []test{
 			{"RoundTrip", testEventRoundTrip},
@@ -139,6 +140,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"PayoutClaims", testConcurrentPayoutClaims},
 			{"DeliveryClaims", testConcurrentDeliveryClaims},
 			{"LockOrganization", testLockOrganizationSerializes},
+			{"Journals", testConcurrentJournals},
 			{"LockDeposit", testLockDepositSerializes},
 			{"LockAttempt", testLockAttemptSerializes},
 			{"LockWithdrawal", testLockWithdrawalSerializes},

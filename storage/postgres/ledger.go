@@ -13,9 +13,12 @@ import (
 
 const journalColumns = `id, organization_id, kind, reference, memo, actor, created_at`
 
-// CreateJournal inserts the journal, then all its entries in one statement
-// (in order, from arrays). An entry amount with more than two decimal
-// places is an error: the store does not round money.
+// CreateJournal inserts the journal, then in one statement all its
+// entries (in order, from arrays) and the journal's totals added to the
+// account_balances rows, in account order: a balance row is locked from
+// then until the transaction ends, by one journal at a time. An entry
+// amount with more than two decimal places is an error: the store does not
+// round money. A balance past BIGINT fails the statement, never wraps.
 func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	positions := make([]int64, len(j.Entries))
 	accounts := make([]string, len(j.Entries))
@@ -27,25 +30,58 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 		}
 		positions[i], accounts[i], minor[i] = int64(i), e.Account, m
 	}
+	totals := j.Totals()
+	totalAccounts := make([]string, len(totals))
+	totalMinor := make([]int64, len(totals))
+	for i, e := range totals {
+		m, err := minorUnits(e.Amount)
+		if err != nil {
+			return fmt.Errorf("postgres: journal %s total of %s: %w", j.ID, e.Account, err)
+		}
+		totalAccounts[i], totalMinor[i] = e.Account, m
+	}
 	err := t.insert(ctx, "journal "+j.ID, `INSERT INTO journals (`+journalColumns+`) VALUES (`+params(7)+`)`,
 		j.ID, j.OrganizationID, j.Kind, j.Reference, j.Memo, j.Actor, j.CreatedAt)
 	if err != nil || len(j.Entries) == 0 {
 		return err
 	}
-	_, err = t.tx.Exec(ctx, `INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
-		SELECT $1, e.position, $2, e.account, e.amount_minor
-		FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS e (position, account, amount_minor)`,
-		j.ID, j.OrganizationID, positions, accounts, minor)
+	// The entries' insert runs even though nothing reads its CTE. WITH
+	// ORDINALITY keeps the rows (and so the row locks) in account order.
+	_, err = t.tx.Exec(ctx, `WITH entries AS (
+			INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
+			SELECT $1, e.position, $2, e.account, e.amount_minor
+			FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS e (position, account, amount_minor)
+		)
+		INSERT INTO account_balances (organization_id, account, balance_minor)
+		SELECT $2, b.account, b.amount_minor
+		FROM unnest($6::text[], $7::bigint[]) WITH ORDINALITY AS b (account, amount_minor, n)
+		ORDER BY b.n
+		ON CONFLICT (organization_id, account)
+			DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor`,
+		j.ID, j.OrganizationID, positions, accounts, minor, totalAccounts, totalMinor)
 	return interpretError(err)
 }
 
-const balancesQuery = `SELECT account, SUM(amount_minor) FROM ledger_entries
-	WHERE organization_id = $1 GROUP BY account`
+const (
+	balancesQuery   = `SELECT account, balance_minor::numeric FROM account_balances WHERE organization_id = $1`
+	sumEntriesQuery = `SELECT account, SUM(amount_minor) FROM ledger_entries WHERE organization_id = $1 GROUP BY account`
+)
 
-// AccountBalances sums in SQL, over the covering ledger_entries_account
-// index.
+// AccountBalances reads the organization's balance rows: one per account,
+// by primary key.
 func (t *tx) AccountBalances(ctx context.Context, organizationID string) (map[string]decimal.Decimal, error) {
-	rows, err := t.tx.Query(ctx, balancesQuery, organizationID)
+	return t.accountSums(ctx, balancesQuery, organizationID)
+}
+
+// SumEntries sums in SQL, over the covering ledger_entries_account index.
+// Postgres sums BIGINT into NUMERIC, exactly and without overflow.
+func (t *tx) SumEntries(ctx context.Context, organizationID string) (map[string]decimal.Decimal, error) {
+	return t.accountSums(ctx, sumEntriesQuery, organizationID)
+}
+
+// accountSums runs a query of (account, NUMERIC poisha) rows.
+func (t *tx) accountSums(ctx context.Context, query, organizationID string) (map[string]decimal.Decimal, error) {
+	rows, err := t.tx.Query(ctx, query, organizationID)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -53,7 +89,7 @@ func (t *tx) AccountBalances(ctx context.Context, organizationID string) (map[st
 	out := map[string]decimal.Decimal{}
 	for rows.Next() {
 		var account string
-		var sum decimal.Decimal // SUM(bigint) is NUMERIC
+		var sum decimal.Decimal
 		if err := rows.Scan(&account, &sum); err != nil {
 			return nil, err
 		}

@@ -974,7 +974,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"attempts", claimQuery, "attempts_due", []any{"w", now, now, 5}},
 		{"payouts", claimPayoutsQuery, "withdrawals_due", []any{"w", now, now, 5}},
 		{"deliveries", claimDeliveriesQuery, "deliveries_due", []any{"w", now, now, []string{"whe_x"}, 3, 5}},
-		{"balances", balancesQuery, "ledger_entries_account", []any{"org_1"}},
+		{"balances", balancesQuery, "account_balances_pkey", []any{"org_1"}},
+		{"entry sums", sumEntriesQuery, "ledger_entries_account", []any{"org_1"}},
 		{"expirable", `SELECT id FROM deposits WHERE status = $1 AND expires_at <= $2 ORDER BY expires_at, id LIMIT $3`,
 			"deposits_status_expires", []any{engine.StatusPending, now, 5}},
 	} {

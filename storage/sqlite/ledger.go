@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
@@ -13,17 +14,28 @@ import (
 
 const journalColumns = `id, organization_id, kind, reference, memo, actor, created_at`
 
-// CreateJournal inserts the journal and its entries in order. An entry
-// amount with more than two decimal places is an error: the store does not
-// round money.
+// CreateJournal inserts the journal, its entries in order, and adds the
+// journal's totals to the account_balances rows, in account order. An
+// entry amount with more than two decimal places is an error: the store
+// does not round money. A balance past int64 poisha fails the statement
+// (STRICT refuses the REAL that SQLite's overflowing + makes), never wraps.
 func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
-	minor := make([]int64, len(j.Entries))
+	entryArgs := make([]any, 0, 5*len(j.Entries))
 	for i, e := range j.Entries {
 		m, err := minorUnits(e.Amount)
 		if err != nil {
 			return fmt.Errorf("sqlite: journal %s entry %d (%s): %w", j.ID, i, e.Account, err)
 		}
-		minor[i] = m
+		entryArgs = append(entryArgs, j.ID, i, j.OrganizationID, e.Account, m)
+	}
+	totals := j.Totals()
+	balanceArgs := make([]any, 0, 3*len(totals))
+	for _, e := range totals {
+		m, err := minorUnits(e.Amount)
+		if err != nil {
+			return fmt.Errorf("sqlite: journal %s total of %s: %w", j.ID, e.Account, err)
+		}
+		balanceArgs = append(balanceArgs, j.OrganizationID, e.Account, m)
 	}
 	_, err := t.tx.ExecContext(ctx, `INSERT INTO journals (`+journalColumns+`) VALUES (`+placeholders(7)+`)`,
 		j.ID, j.OrganizationID, j.Kind, j.Reference, j.Memo, j.Actor, micros(j.CreatedAt))
@@ -33,28 +45,45 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	if len(j.Entries) == 0 {
 		return nil
 	}
-	stmt, err := t.tx.PrepareContext(ctx, `INSERT INTO ledger_entries
-		(journal_id, position, organization_id, account, amount_minor) VALUES (?, ?, ?, ?, ?)`)
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
+		VALUES `+rows(len(j.Entries), 5), entryArgs...)
 	if err != nil {
 		return interpretError(err)
 	}
-	defer stmt.Close()
-	for i, e := range j.Entries {
-		if _, err := stmt.ExecContext(ctx, j.ID, i, j.OrganizationID, e.Account, minor[i]); err != nil {
-			return interpretError(err)
-		}
-	}
-	return nil
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO account_balances (organization_id, account, balance_minor)
+		VALUES `+rows(len(totals), 3)+`
+		ON CONFLICT (organization_id, account) DO UPDATE SET balance_minor = balance_minor + excluded.balance_minor`,
+		balanceArgs...)
+	return interpretError(err)
 }
 
-const balancesQuery = `SELECT account, SUM(amount_minor) FROM ledger_entries
-	WHERE organization_id = ? GROUP BY account`
+// rows is n rows of cols placeholders each, for a multi-row VALUES.
+func rows(n, cols int) string {
+	row := "(" + placeholders(cols) + ")"
+	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
 
-// AccountBalances sums in SQL, over the covering (organization_id, account,
+const (
+	balancesQuery   = `SELECT account, balance_minor FROM account_balances WHERE organization_id = ?`
+	sumEntriesQuery = `SELECT account, SUM(amount_minor) FROM ledger_entries WHERE organization_id = ? GROUP BY account`
+)
+
+// AccountBalances reads the organization's balance rows: one per account,
+// by primary key.
+func (t *tx) AccountBalances(ctx context.Context, organizationID string) (map[string]decimal.Decimal, error) {
+	return t.accountSums(ctx, balancesQuery, organizationID)
+}
+
+// SumEntries sums in SQL, over the covering (organization_id, account,
 // amount_minor) index. SQLite's SUM of integers is exact and fails rather
 // than overflow.
-func (t *tx) AccountBalances(ctx context.Context, organizationID string) (map[string]decimal.Decimal, error) {
-	rows, err := t.tx.QueryContext(ctx, balancesQuery, organizationID)
+func (t *tx) SumEntries(ctx context.Context, organizationID string) (map[string]decimal.Decimal, error) {
+	return t.accountSums(ctx, sumEntriesQuery, organizationID)
+}
+
+// accountSums runs a query of (account, poisha) rows.
+func (t *tx) accountSums(ctx context.Context, query, organizationID string) (map[string]decimal.Decimal, error) {
+	rows, err := t.tx.QueryContext(ctx, query, organizationID)
 	if err != nil {
 		return nil, interpretError(err)
 	}
