@@ -183,3 +183,7 @@ func notFound(err error, what string) error {
 	}
 	return err
 }
+
+// Now returns the engine's current time, for rendering what depends on it
+// (next_action is null once a deposit's deadline has passed).
+func (e *Engine) Now() time.Time { return e.now() }
