@@ -251,9 +251,9 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 	// Creates share transactions (group commit, see txBatcher), ordered by
 	// the wallet pool they pick from.
 	key := d.OrganizationID + "/" + d.Channel + "/" + d.Operation
-	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx) error {
+	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx, pools *lockedPools) error {
 		if instructions {
-			w, err := pickWallet(ctx, tx, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
+			w, err := pickWallet(ctx, tx, pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
 			if err != nil {
 				return err
 			}
