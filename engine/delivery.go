@@ -227,9 +227,9 @@ func newDelivery(ev *Event, endpointID string, now time.Time) *Delivery {
 	}
 }
 
-// dispatcher runs webhook posts concurrently: at most perEndpoint at a
-// time to any endpoint, and none to an endpoint while its previous batch
-// is in flight, so one slow or dead receiver only ever holds its own slots.
+// dispatcher runs webhook posts concurrently: at most
+// Config.WebhookPerEndpoint at a time to any endpoint, and none to an
+// endpoint while its previous batch is in flight, so one slow or dead receiver only ever holds its own slots.
 type dispatcher struct {
 	mu       sync.Mutex
 	inFlight map[string]int
