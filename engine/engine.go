@@ -186,9 +186,6 @@ func setDefault(d *time.Duration, def time.Duration) {
 	}
 }
 
-// Clock returns the engine's clock.
-func (e *Engine) Clock() clock.Clock { return e.clock }
-
 // now is the current time in UTC at the microsecond precision both stores
 // keep, so a value read back equals the value written.
 func (e *Engine) now() time.Time { return e.clock.Now().UTC().Truncate(time.Microsecond) }
