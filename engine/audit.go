@@ -2,13 +2,8 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // PrefixAudit is the prefix of audit log entry IDs.
@@ -103,55 +98,4 @@ func (e *Engine) ListAudit(ctx context.Context, orgID string, limit int) ([]*Aud
 		out = out[len(out)-limit:]
 	}
 	return out, err
-}
-
-// redactURL is a webhook URL as the audit log keeps it: without query and
-// fragment, which may carry a receiver's token.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	return u.String()
-}
-
-// auditDetails describes the settings given (set fields only) for the
-// audit log.
-func (s OrganizationSettings) auditDetails() map[string]string {
-	d := map[string]string{}
-	str := func(k string, v fmt.Stringer) { d[k] = v.String() }
-	if s.Name != nil {
-		d["name"] = *s.Name
-	}
-	for k, v := range map[string]*bool{
-		"deposits_enabled": s.DepositsEnabled, "h2h_enabled": s.H2HEnabled, "withdrawals_enabled": s.WithdrawalsEnabled,
-	} {
-		if v != nil {
-			d[k] = strconv.FormatBool(*v)
-		}
-	}
-	for k, v := range map[string]*time.Duration{"instructions_window": s.InstructionsWindow, "redirect_window": s.RedirectWindow} {
-		if v != nil {
-			str(k, *v)
-		}
-	}
-	for k, v := range map[string]*decimal.Decimal{
-		"deposit_fee_percent": s.DepositFeePercent, "deposit_fee_fixed": s.DepositFeeFixed,
-		"withdraw_commission_percent": s.WithdrawCommissionPercent, "withdraw_commission_fixed": s.WithdrawCommissionFixed,
-	} {
-		if v != nil {
-			str(k, *v)
-		}
-	}
-	for prefix, rules := range map[string]map[string]*FeeRule{"deposit_fee.": s.DepositFees, "withdraw_commission.": s.WithdrawCommissions} {
-		for method, r := range rules {
-			if r == nil {
-				d[prefix+method] = "default"
-			} else {
-				d[prefix+method] = r.Percent.String() + "%+" + r.Fixed.String()
-			}
-		}
-	}
-	return d
 }

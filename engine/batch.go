@@ -22,9 +22,10 @@ import (
 // request never fails the others, and every error a caller sees is the one
 // its own transaction gave.
 //
-// The functions of a batch share the wallet pools they pick from: each pool
-// is listed and locked once per batch, and each wallet's last assignment
-// written once (see pickWallet).
+// The functions of a batch share the wallet pools they pick from, which
+// they are passed: each pool is listed and locked once per batch, and each
+// wallet's last assignment written once (see pickWallet). A function that
+// runs alone is passed nil.
 //
 // There is no goroutine of its own: the first caller to find no batch
 // being written writes one, then hands that role to the first caller still
@@ -47,7 +48,7 @@ type batchItem struct {
 	// in the same order and batches of several processes on one Postgres
 	// database do not deadlock.
 	key string
-	fn  func(ctx context.Context, tx Tx) error
+	fn  batchFunc
 
 	// ready receives once: the lead (lead set) or the outcome (err, or
 	// alone when the function must run in a transaction of its own).
@@ -57,6 +58,15 @@ type batchItem struct {
 	err   error
 }
 
+// batchFunc is a transaction function of txBatcher. pools are the wallet
+// pools of the batch's transaction, nil when the function runs alone.
+type batchFunc func(ctx context.Context, tx Tx, pools *lockedPools) error
+
+// inOwnTx runs fn alone, in a transaction of its own.
+func (b *txBatcher) inOwnTx(ctx context.Context, fn batchFunc) error {
+	return b.store.InTx(ctx, func(ctx context.Context, tx Tx) error { return fn(ctx, tx, nil) })
+}
+
 // errBatchPanicked stops a batch whose function panicked: run alone, in its
 // caller's goroutine, the function panics again where it should.
 var errBatchPanicked = errors.New("a function of the batch panicked")
@@ -64,9 +74,9 @@ var errBatchPanicked = errors.New("a function of the batch panicked")
 // inTx runs fn in a transaction that it may share with other callers'
 // functions (see txBatcher); as for Store.InTx, fn must be safe to run more
 // than once. It returns fn's error, or the transaction's.
-func (b *txBatcher) inTx(ctx context.Context, key string, fn func(ctx context.Context, tx Tx) error) error {
+func (b *txBatcher) inTx(ctx context.Context, key string, fn batchFunc) error {
 	if b.max <= 1 {
-		return b.store.InTx(ctx, fn)
+		return b.inOwnTx(ctx, fn)
 	}
 	it := &batchItem{ctx: ctx, key: key, fn: fn, ready: make(chan struct{}, 1)}
 	b.mu.Lock()
@@ -84,7 +94,7 @@ func (b *txBatcher) inTx(ctx context.Context, key string, fn func(ctx context.Co
 		b.lead(it)
 	}
 	if it.alone {
-		return b.store.InTx(ctx, fn)
+		return b.inOwnTx(ctx, fn)
 	}
 	return it.err
 }
@@ -133,7 +143,7 @@ func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 	case len(live) == 0:
 		return
 	case len(live) == 1 && live[0] == self:
-		self.err = b.store.InTx(self.ctx, self.fn)
+		self.err = b.inOwnTx(self.ctx, self.fn)
 		return
 	case len(live) == 1:
 		live[0].alone = true
@@ -144,9 +154,9 @@ func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 	// leaves does not undo the others' work.
 	ctx := context.WithoutCancel(self.ctx)
 	err := b.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		ctx, pools := withLockedPools(ctx) // afresh each time InTx runs this
+		pools := newLockedPools() // afresh each time InTx runs this
 		for _, it := range live {
-			if err := runGuarded(ctx, tx, it.fn); err != nil {
+			if err := runGuarded(ctx, tx, pools, it.fn); err != nil {
 				return err
 			}
 		}
@@ -158,11 +168,11 @@ func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 }
 
 // runGuarded calls fn, turning a panic into errBatchPanicked.
-func runGuarded(ctx context.Context, tx Tx, fn func(ctx context.Context, tx Tx) error) (err error) {
+func runGuarded(ctx context.Context, tx Tx, pools *lockedPools, fn batchFunc) (err error) {
 	defer func() {
 		if recover() != nil {
 			err = errBatchPanicked
 		}
 	}()
-	return fn(ctx, tx)
+	return fn(ctx, tx, pools)
 }

@@ -46,8 +46,8 @@ func (s *batchStore) InTx(ctx context.Context, fn func(ctx context.Context, tx T
 }
 
 // write is a transaction function that records name, or fails with err.
-func write(name string, err error) func(ctx context.Context, tx Tx) error {
-	return func(ctx context.Context, _ Tx) error {
+func write(name string, err error) batchFunc {
+	return func(ctx context.Context, _ Tx, _ *lockedPools) error {
 		if err != nil {
 			return err
 		}
@@ -139,10 +139,10 @@ func TestGroupCommitFailure(t *testing.T) {
 		panicked any
 	}
 	out := make([]outcome, 4)
-	fns := []func(ctx context.Context, tx Tx) error{
+	fns := []batchFunc{
 		write("a", nil),
 		write("b", errTaken),
-		func(context.Context, Tx) error { panic("boom") },
+		func(context.Context, Tx, *lockedPools) error { panic("boom") },
 		write("d", nil),
 	}
 	var wg sync.WaitGroup

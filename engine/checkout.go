@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // SubmitTransactionIDByToken queues verification of a transaction ID that
 // the payer typed on the hosted checkout page of a display_instructions
@@ -21,4 +24,79 @@ func (e *Engine) SubmitTransactionIDByToken(ctx context.Context, token, transact
 	return e.SubmitTransactionID(ctx, VerifyParams{
 		OrganizationID: d.OrganizationID, DepositID: d.ID, TransactionID: transactionID,
 	})
+}
+
+// GetDepositByCheckoutToken returns the deposit behind a hosted checkout
+// page, or not_found.
+func (e *Engine) GetDepositByCheckoutToken(ctx context.Context, token string) (*Deposit, error) {
+	var d *Deposit
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		d, err = tx.GetDepositByCheckoutToken(ctx, token)
+		return notFound(err, "checkout")
+	})
+	return d, err
+}
+
+// SubmitCheckoutPayment queues verification of a payment the payer made on
+// the hosted checkout of a redirect action (the provider reports its
+// transaction ID). It goes through the same attempt, worker and matching
+// as an H2H transaction ID.
+func (e *Engine) SubmitCheckoutPayment(ctx context.Context, token, transactionID string) (*Verification, error) {
+	txID, err := NormalizeTransactionID("transaction_id", transactionID)
+	if err != nil {
+		return nil, err
+	}
+	var v *Verification
+	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		d, err := tx.GetDepositByCheckoutToken(ctx, token)
+		if err != nil {
+			return notFound(err, "checkout")
+		}
+		if d.Action != ActionRedirect {
+			return Errorf(CodeNotFound, "checkout not found")
+		}
+		if d, err = tx.LockDeposit(ctx, d.ID); err != nil {
+			return err
+		}
+		v, err = e.queueAttempt(ctx, tx, d, txID)
+		return err
+	})
+	if errors.Is(err, errTransactionIDTaken) {
+		return nil, errTransactionIDUsed(txID)
+	}
+	if err == nil {
+		e.wakeAttempts()
+	}
+	return v, err
+}
+
+// CancelCheckout ends a redirect deposit the payer cancelled on the hosted
+// checkout. Only a pending deposit can be cancelled: one whose payment is
+// being verified is not.
+func (e *Engine) CancelCheckout(ctx context.Context, token string) (*Deposit, error) {
+	var d *Deposit
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if d, err = tx.GetDepositByCheckoutToken(ctx, token); err != nil {
+			return notFound(err, "checkout")
+		}
+		if d.Action != ActionRedirect {
+			return Errorf(CodeNotFound, "checkout not found")
+		}
+		if d, err = tx.LockDeposit(ctx, d.ID); err != nil {
+			return err
+		}
+		now := e.now()
+		switch {
+		case d.IsTerminal():
+			return Errorf(CodeDepositTerminal, "deposit: it is %s", d.Status)
+		case d.Status == StatusProcessing:
+			return Errorf(CodeAttemptInProgress, "deposit: a payment is being verified")
+		case !now.Before(d.ExpiresAt):
+			return Errorf(CodeDepositTerminal, "deposit: the checkout expired at %s", FormatTime(d.ExpiresAt))
+		}
+		return e.finishDeposit(ctx, tx, d, StatusCancelled, StatusCancelled, "", now)
+	})
+	return d, err
 }

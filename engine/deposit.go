@@ -3,10 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"net/url"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 )
@@ -123,12 +120,6 @@ type CreateDepositParams struct {
 	Metadata []byte
 }
 
-// maxMerchantIDLength and maxURLLength bound caller-controlled strings.
-const (
-	maxMerchantIDLength = 255
-	maxURLLength        = 2048
-)
-
 // validate checks p against every rule of the interface and the contract and
 // returns the deposit it describes (immutable fields only).
 func (p CreateDepositParams) validate() (*Deposit, error) {
@@ -170,39 +161,6 @@ func (p CreateDepositParams) validate() (*Deposit, error) {
 		return nil, err
 	}
 	return d, nil
-}
-
-func checkAbsoluteURL(field, s string) error {
-	if s == "" {
-		return Invalid(field, "is required")
-	}
-	if len(s) > maxURLLength {
-		return Invalid(field, "must be at most 2048 characters")
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.ContainsAny(s, " \t\r\n") {
-		return Invalid(field, "must be an absolute http or https URL")
-	}
-	return nil
-}
-
-func checkMerchantID(s string) error {
-	switch {
-	case s == "":
-		return Invalid("merchant_id", "must be at least 1 character")
-	case len(s) > maxMerchantIDLength:
-		return Invalid("merchant_id", "must be at most 255 bytes")
-	}
-	return checkText("merchant_id", s)
-}
-
-// checkText refuses invalid UTF-8 and control characters (NUL among them)
-// in text a person reads or a database keeps as TEXT.
-func checkText(field, s string) error {
-	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return Invalid(field, "must be valid UTF-8 without control characters")
-	}
-	return nil
 }
 
 // sameRequest reports whether a create request equals the one that created
@@ -293,9 +251,9 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 	// Creates share transactions (group commit, see txBatcher), ordered by
 	// the wallet pool they pick from.
 	key := d.OrganizationID + "/" + d.Channel + "/" + d.Operation
-	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx) error {
+	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx, pools *lockedPools) error {
 		if instructions {
-			w, err := pickWallet(ctx, tx, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
+			w, err := pickWallet(ctx, tx, pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
 			if err != nil {
 				return err
 			}
@@ -340,81 +298,59 @@ func (e *Engine) GetDeposit(ctx context.Context, orgID, id string) (*Deposit, er
 	return d, err
 }
 
-// GetDepositByCheckoutToken returns the deposit behind a hosted checkout
-// page, or not_found.
-func (e *Engine) GetDepositByCheckoutToken(ctx context.Context, token string) (*Deposit, error) {
-	var d *Deposit
-	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
-		var err error
-		d, err = tx.GetDepositByCheckoutToken(ctx, token)
-		return notFound(err, "checkout")
-	})
-	return d, err
-}
-
-// SubmitCheckoutPayment queues verification of a payment the payer made on
-// the hosted checkout of a redirect action (the provider reports its
-// transaction ID). It goes through the same attempt, worker and matching
-// as an H2H transaction ID.
-func (e *Engine) SubmitCheckoutPayment(ctx context.Context, token, transactionID string) (*Verification, error) {
-	txID, err := NormalizeTransactionID("transaction_id", transactionID)
+// succeedDeposit moves a deposit to succeeded and credits its organization
+// (amount minus the deposit fee) in the same transaction.
+func (e *Engine) succeedDeposit(ctx context.Context, tx Tx, d *Deposit, txID string, now time.Time) error {
+	org, err := tx.GetOrganization(ctx, d.OrganizationID)
 	if err != nil {
-		return nil, err
-	}
-	var v *Verification
-	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		d, err := tx.GetDepositByCheckoutToken(ctx, token)
-		if err != nil {
-			return notFound(err, "checkout")
-		}
-		if d.Action != ActionRedirect {
-			return Errorf(CodeNotFound, "checkout not found")
-		}
-		if d, err = tx.LockDeposit(ctx, d.ID); err != nil {
-			return err
-		}
-		v, err = e.queueAttempt(ctx, tx, d, txID)
 		return err
-	})
-	if errors.Is(err, errTransactionIDTaken) {
-		return nil, errTransactionIDUsed(txID)
 	}
-	if err == nil {
-		e.wakeAttempts()
+	d.FailureCode = ""
+	d.ProviderTransactionID = txID
+	if err := e.writeJournal(ctx, tx, depositCreditJournal(org, d), now); err != nil {
+		return err
 	}
-	return v, err
+	return e.finishDeposit(ctx, tx, d, StatusSucceeded, VerificationSucceeded, EventDepositSucceeded, now)
 }
 
-// CancelCheckout ends a redirect deposit the payer cancelled on the hosted
-// checkout. Only a pending deposit can be cancelled: one whose payment is
-// being verified is not.
-func (e *Engine) CancelCheckout(ctx context.Context, token string) (*Deposit, error) {
-	var d *Deposit
+// finishDeposit moves a deposit to a terminal state and writes its event,
+// if the state has one, in the same transaction.
+func (e *Engine) finishDeposit(ctx context.Context, tx Tx, d *Deposit, status, verification, eventType string, now time.Time) error {
+	d.Status, d.VerificationState = status, verification
+	d.UpdatedAt = now
+	if err := tx.UpdateDeposit(ctx, d); err != nil {
+		return err
+	}
+	if eventType == "" {
+		return nil
+	}
+	return e.writeEvent(ctx, tx, d.OrganizationID, eventType, d.ID, DepositView(d, now, e.cfg.APIPrefix), now)
+}
+
+// ExpireDeposits ends the pending deposits whose deadline has passed:
+// expired when no transaction ID was ever submitted, failed when only
+// failed ones were. A deposit with an attempt running is processing, not
+// pending, so its attempt still resolves. Returns how many it ended.
+func (e *Engine) ExpireDeposits(ctx context.Context) (int, error) {
+	n := 0
 	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		var err error
-		if d, err = tx.GetDepositByCheckoutToken(ctx, token); err != nil {
-			return notFound(err, "checkout")
-		}
-		if d.Action != ActionRedirect {
-			return Errorf(CodeNotFound, "checkout not found")
-		}
-		if d, err = tx.LockDeposit(ctx, d.ID); err != nil {
+		now := e.now()
+		ds, err := tx.ListExpirableDeposits(ctx, now, e.cfg.ClaimBatch)
+		if err != nil {
 			return err
 		}
-		now := e.now()
-		switch {
-		case d.IsTerminal():
-			return Errorf(CodeDepositTerminal, "deposit: it is %s", d.Status)
-		case d.Status == StatusProcessing:
-			return Errorf(CodeAttemptInProgress, "deposit: a payment is being verified")
-		case !now.Before(d.ExpiresAt):
-			return Errorf(CodeDepositTerminal, "deposit: the checkout expired at %s", FormatTime(d.ExpiresAt))
+		for _, d := range ds {
+			if d.AttemptsUsed == 0 {
+				err = e.finishDeposit(ctx, tx, d, StatusExpired, VerificationExpired, EventDepositExpired, now)
+			} else {
+				err = e.finishDeposit(ctx, tx, d, StatusFailed, VerificationFailed, EventDepositFailed, now)
+			}
+			if err != nil {
+				return err
+			}
 		}
-		return e.finishDeposit(ctx, tx, d, StatusCancelled, StatusCancelled, "", now)
+		n = len(ds)
+		return nil
 	})
-	return d, err
+	return n, err
 }
-
-// Now returns the engine's current time, for rendering what depends on it
-// (next_action is null once a deposit's deadline has passed).
-func (e *Engine) Now() time.Time { return e.now() }

@@ -2,6 +2,33 @@
 // receiving wallets, deposits and their verification, withdrawals and the
 // ledger. It knows no SQL and no HTTP: it talks to a database through Store,
 // to money networks through Provider, and reads time from a Clock.
+//
+// One concept, one file:
+//
+//	engine.go        Config, Engine, New; helpers every operation uses
+//	store.go         Store, Tx and their parameters: what a database implements
+//	provider.go      Provider and its requests and reports (lookups, checkouts, payouts)
+//	organization.go  organizations, their settings and fee rules
+//	apikey.go        API keys and authentication; keycache.go caches them
+//	keyring.go       sealing secrets under the master key; keycheck.go checks the key
+//	method.go        the catalog of payment methods, channels and operations
+//	value.go         the contract's values: amounts, phones, transaction IDs, metadata, text, times
+//	id.go            resource IDs and random tokens
+//	deposit.go       deposits: create, read, and their end states (succeed, finish, expire)
+//	checkout.go      the hosted checkout page's operations, by its token
+//	wallet.go        receiving wallets and the pick of a deposit's recipient
+//	batch.go         group commit of deposit creates (txBatcher)
+//	verify.go        verification attempts: submission, the provider check, its verdict
+//	latecredit.go    an operator's credit of a payment proven too late
+//	withdrawal.go    withdrawals and their payouts
+//	ledger.go        journals, balances, manual adjustments, the ledger check
+//	event.go         events, written with their deliveries in the change's transaction
+//	webhook.go       webhook endpoints and their secrets
+//	delivery.go      posting events to endpoints: retries, redelivery, history
+//	worker.go        Run: the background loop, wake-ups and leases
+//	view.go          the wire shapes of deposits and withdrawals
+//	audit.go         the audit log of administrative actions
+//	errors.go        the contract's error codes and the store's errors
 package engine
 
 import (
@@ -159,9 +186,6 @@ func setDefault(d *time.Duration, def time.Duration) {
 	}
 }
 
-// Clock returns the engine's clock.
-func (e *Engine) Clock() clock.Clock { return e.clock }
-
 // now is the current time in UTC at the microsecond precision both stores
 // keep, so a value read back equals the value written.
 func (e *Engine) now() time.Time { return e.clock.Now().UTC().Truncate(time.Microsecond) }
@@ -183,3 +207,7 @@ func notFound(err error, what string) error {
 	}
 	return err
 }
+
+// Now returns the engine's current time, for rendering what depends on it
+// (next_action is null once a deposit's deadline has passed).
+func (e *Engine) Now() time.Time { return e.now() }

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -44,4 +47,48 @@ func newEvent(orgID, typ, resourceID string, data any, now time.Time) (*Event, e
 	var err error
 	e.Payload, err = marshalNoEscape(eventBody{ID: e.ID, Type: typ, Timestamp: FormatTime(now), Data: data})
 	return e, err
+}
+
+// writeEvent writes an event to the outbox, and a delivery of it for every
+// enabled webhook endpoint, in the caller's transaction.
+func (e *Engine) writeEvent(ctx context.Context, tx Tx, orgID, typ, resourceID string, data any, now time.Time) error {
+	ev, err := newEvent(orgID, typ, resourceID, data, now)
+	if err != nil {
+		return err
+	}
+	if err := tx.CreateEvent(ctx, ev); err != nil {
+		return err
+	}
+	n, err := fanOut(ctx, tx, ev, now)
+	if n > 0 {
+		e.deliveriesQueued.Store(true)
+	}
+	return err
+}
+
+// fanOut queues an event for every enabled endpoint of its organization,
+// in the event's own transaction, and returns how many it queued.
+func fanOut(ctx context.Context, tx Tx, ev *Event, now time.Time) (int, error) {
+	eps, err := tx.ListWebhookEndpoints(ctx, ev.OrganizationID, true)
+	if err != nil {
+		return 0, err
+	}
+	for _, ep := range eps {
+		if err := tx.CreateDelivery(ctx, newDelivery(ev, ep.ID, now)); err != nil {
+			return 0, err
+		}
+	}
+	return len(eps), nil
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping, so metadata strings
+// in events stay byte for byte what the merchant sent.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -183,3 +183,116 @@ func (e *Engine) VerifyLedger(ctx context.Context) (*LedgerCheck, error) {
 	}
 	return check, nil
 }
+
+// Balance is an organization's money as its ledger entries add up (read
+// from the balance rows kept with them).
+type Balance struct {
+	Available decimal.Decimal
+	Held      decimal.Decimal
+}
+
+// GetBalance reads the organization's balance rows: the same cost at any
+// ledger size.
+func (e *Engine) GetBalance(ctx context.Context, orgID string) (*Balance, error) {
+	var b Balance
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
+			return notFound(err, "organization")
+		}
+		sums, err := tx.AccountBalances(ctx, orgID)
+		b.Available, b.Held = sums[AccountAvailable], sums[AccountHeld]
+		return err
+	})
+	return &b, err
+}
+
+// AdjustParams is a manual balance adjustment by an operator.
+type AdjustParams struct {
+	OrganizationID string
+	// Amount is signed: "250.00" credits, "-250.00" debits.
+	Amount string
+	Reason string
+	Actor  string
+}
+
+// AdjustBalance credits or debits an organization's available balance by
+// hand, with the reason and the actor in the journal. A debit may not take
+// the available balance below zero.
+func (e *Engine) AdjustBalance(ctx context.Context, p AdjustParams) (*Journal, error) {
+	amount, err := ParseAmount("amount", strings.TrimPrefix(p.Amount, "-"))
+	if err != nil {
+		return nil, err
+	}
+	if amount.IsZero() {
+		return nil, Invalid("amount", "must not be zero")
+	}
+	if strings.HasPrefix(p.Amount, "-") {
+		amount = amount.Neg()
+	}
+	reason, actor := strings.TrimSpace(p.Reason), strings.TrimSpace(p.Actor)
+	if actor == "" && ActorFrom(ctx) != unknownActor {
+		actor = ActorFrom(ctx) // the actor of the context (WithActor) by default
+	}
+	if reason == "" || len(reason) > 500 {
+		return nil, Invalid("reason", "must be 1 to 500 characters")
+	}
+	if actor == "" || len(actor) > 100 {
+		return nil, Invalid("actor", "must be 1 to 100 characters")
+	}
+	for _, t := range [][2]string{{"reason", reason}, {"actor", actor}} {
+		if err := checkText(t[0], t[1]); err != nil {
+			return nil, err
+		}
+	}
+	var j *Journal
+	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.LockOrganization(ctx, p.OrganizationID); err != nil {
+			return notFound(err, "organization")
+		}
+		balances, err := tx.AccountBalances(ctx, p.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if balances[AccountAvailable].Add(amount).IsNegative() {
+			return Errorf(CodeInsufficientBalance, "amount: the available balance %s cannot be debited by %s",
+				FormatAmount(balances[AccountAvailable]), FormatAmount(amount.Neg()))
+		}
+		j = &Journal{
+			OrganizationID: p.OrganizationID, Kind: JournalAdjustment, Memo: reason, Actor: actor,
+			Entries: []Entry{{AccountAdjustments, amount.Neg()}, {AccountAvailable, amount}},
+		}
+		if err := e.writeJournal(ctx, tx, j, e.now()); err != nil {
+			return err
+		}
+		return e.audit(WithActor(ctx, actor), tx, AuditBalanceAdjust, p.OrganizationID, j.ID, map[string]string{
+			"amount": FormatAmount(amount), "reason": reason,
+		})
+	})
+	return j, err
+}
+
+// ListJournals returns an organization's ledger, oldest first.
+func (e *Engine) ListJournals(ctx context.Context, orgID string) ([]*Journal, error) {
+	var js []*Journal
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
+			return notFound(err, "organization")
+		}
+		var err error
+		js, err = tx.ListJournals(ctx, orgID)
+		return err
+	})
+	return js, err
+}
+
+// writeJournal checks that j balances and writes it.
+func (e *Engine) writeJournal(ctx context.Context, tx Tx, j *Journal, now time.Time) error {
+	if j.ID == "" {
+		j.ID = NewID(PrefixJournal, now)
+	}
+	j.CreatedAt = now
+	if err := j.checkBalanced(); err != nil {
+		return err
+	}
+	return tx.CreateJournal(ctx, j)
+}

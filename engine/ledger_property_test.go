@@ -26,7 +26,7 @@ func fee(amount decimal.Decimal, percent, fixed string) decimal.Decimal {
 }
 
 // TestLedgerProperties runs random sequences of deposits, withdrawals,
-// payout outcomes and adjustments against the engine over real SQLite, and
+// payout outcomes and adjustments against the engine over each store, and
 // after every step checks that the balance rows are what the entries sum
 // to, that all entries sum to zero, that available and held equal the
 // model's, and that nothing is negative.

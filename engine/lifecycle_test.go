@@ -421,7 +421,7 @@ func race(n int, fn func(i int) error) map[string]int {
 }
 
 // TestRestartBetweenQueueAndProcess queues an attempt, restarts the engine
-// over the same SQLite file, and shows the attempt resolves afterwards.
+// over the same database, and shows the attempt resolves afterwards.
 func TestRestartBetweenQueueAndProcess(t *testing.T) {
 	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
 		f := newFixture(t)

@@ -146,7 +146,8 @@ func WalletChannels() []string {
 	})
 }
 
-// WalletOperations: see WalletChannels.
+// WalletOperations returns the operations a receiving wallet may have (see
+// WalletChannels).
 func WalletOperations() []string {
 	return names(func(m Method) []string {
 		if m.H2HAction == ActionDisplayInstructions {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -247,4 +249,81 @@ func (e *Engine) ListOrganizations(ctx context.Context) ([]*Organization, error)
 		return err
 	})
 	return orgs, err
+}
+
+// FeeRule is a percentage of the amount plus a fixed part in BDT.
+type FeeRule struct {
+	Percent decimal.Decimal `json:"percent"`
+	Fixed   decimal.Decimal `json:"fixed"`
+}
+
+// MethodFees are an organization's per-method fee overrides: deposit fees
+// by deposit payment method, withdrawal commissions by payout method. A
+// store keeps them as the JSON of this type (decimals are JSON strings, so
+// they round-trip exactly).
+type MethodFees struct {
+	Deposit  map[string]FeeRule `json:"deposit,omitempty"`
+	Withdraw map[string]FeeRule `json:"withdraw,omitempty"`
+}
+
+// DepositFee is the fee rule of a deposit payment method.
+func (o *Organization) DepositFee(method string) FeeRule {
+	if r, ok := o.MethodFees.Deposit[method]; ok {
+		return r
+	}
+	return FeeRule{o.DepositFeePercent, o.DepositFeeFixed}
+}
+
+// WithdrawCommission is the commission rule of a payout method.
+func (o *Organization) WithdrawCommission(method string) FeeRule {
+	if r, ok := o.MethodFees.Withdraw[method]; ok {
+		return r
+	}
+	return FeeRule{o.WithdrawCommissionPercent, o.WithdrawCommissionFixed}
+}
+
+// Of computes the rule for amount: percent of it plus the fixed part,
+// rounded to the poisha half away from zero.
+func (r FeeRule) Of(amount decimal.Decimal) decimal.Decimal {
+	return amount.Mul(r.Percent).Div(decimal.NewFromInt(100)).Add(r.Fixed).Round(2)
+}
+
+// auditDetails describes the settings given (set fields only) for the
+// audit log.
+func (s OrganizationSettings) auditDetails() map[string]string {
+	d := map[string]string{}
+	str := func(k string, v fmt.Stringer) { d[k] = v.String() }
+	if s.Name != nil {
+		d["name"] = *s.Name
+	}
+	for k, v := range map[string]*bool{
+		"deposits_enabled": s.DepositsEnabled, "h2h_enabled": s.H2HEnabled, "withdrawals_enabled": s.WithdrawalsEnabled,
+	} {
+		if v != nil {
+			d[k] = strconv.FormatBool(*v)
+		}
+	}
+	for k, v := range map[string]*time.Duration{"instructions_window": s.InstructionsWindow, "redirect_window": s.RedirectWindow} {
+		if v != nil {
+			str(k, *v)
+		}
+	}
+	for k, v := range map[string]*decimal.Decimal{
+		"deposit_fee_percent": s.DepositFeePercent, "deposit_fee_fixed": s.DepositFeeFixed,
+		"withdraw_commission_percent": s.WithdrawCommissionPercent, "withdraw_commission_fixed": s.WithdrawCommissionFixed,
+	} {
+		if v != nil {
+			str(k, *v)
+		}
+	}
+	for prefix, rules := range map[string]map[string]*FeeRule{"deposit_fee.": s.DepositFees, "withdraw_commission.": s.WithdrawCommissions} {
+		for method, r := range rules {
+			if r == nil {
+				d[prefix+method] = "default"
+			} else {
+				d[prefix+method] = r.Percent.String() + "%+" + r.Fixed.String()
+			}
+		}
+	}
+	return d
 }

@@ -62,8 +62,8 @@ func TestPickWalletInBatch(t *testing.T) {
 	m, _ := LookupMethod("bkash_agent")
 	amount := decimal.NewFromInt(500)
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	pick := func(ctx context.Context, tx Tx, i int) string {
-		w, err := pickWallet(ctx, tx, "org_1", m, amount, t0.Add(time.Duration(i)*time.Second), false)
+	pick := func(tx Tx, pools *lockedPools, i int) string {
+		w, err := pickWallet(context.Background(), tx, pools, "org_1", m, amount, t0.Add(time.Duration(i)*time.Second), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,14 +73,14 @@ func TestPickWalletInBatch(t *testing.T) {
 	alone := newPoolTx(3)
 	var want []string
 	for i := range 10 {
-		want = append(want, pick(context.Background(), alone, i))
+		want = append(want, pick(alone, nil, i))
 	}
 
 	batch := newPoolTx(3)
-	ctx, pools := withLockedPools(context.Background())
+	pools := newLockedPools()
 	var got []string
 	for i := range 10 {
-		got = append(got, pick(ctx, batch, i))
+		got = append(got, pick(batch, pools, i))
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("picks in a batch %v, one after another %v", got, want)
@@ -88,7 +88,7 @@ func TestPickWalletInBatch(t *testing.T) {
 	if batch.lists != 1 || len(batch.updates) != 0 {
 		t.Fatalf("before the flush: %d lists, %d writes; want 1 and 0", batch.lists, len(batch.updates))
 	}
-	if err := pools.flush(ctx, batch); err != nil {
+	if err := pools.flush(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(batch.updates, []string{"wal_0", "wal_1", "wal_2"}) {

@@ -138,3 +138,38 @@ type Checkout struct {
 	// URL is where the payer is sent.
 	URL string
 }
+
+// Payout statuses as a provider reports them.
+const (
+	PayoutPending   = "pending"
+	PayoutSucceeded = "succeeded"
+	PayoutFailed    = "failed"
+)
+
+// PayoutRequest asks a provider to send money. IdempotencyKey is derived
+// from the withdrawal: a provider must treat a second request with the same
+// key as the first (answering with its payout), so that a send retried
+// after a timeout can never pay twice.
+type PayoutRequest struct {
+	IdempotencyKey string
+	// OrganizationID owns the withdrawal, for a provider that queues
+	// payouts for an operator.
+	OrganizationID string
+	Method         string
+	Account        string
+	Amount         decimal.Decimal
+}
+
+// Payout is a provider's payout as it reports it.
+type Payout struct {
+	IdempotencyKey string
+	Reference      string
+	Method         string
+	Account        string
+	Amount         decimal.Decimal
+	Status         string
+	// Reason explains a failed payout.
+	Reason      string
+	CreatedAt   time.Time
+	CompletedAt time.Time
+}

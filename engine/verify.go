@@ -9,26 +9,62 @@ import (
 	"time"
 )
 
-// Transaction ID length bounds of the interface.
+// Verification attempt statuses. processing and delayed are running: a
+// deposit has at most one running attempt, and while it has one its status
+// is processing.
 const (
-	minTransactionIDLength = 3
-	maxTransactionIDLength = 64
+	AttemptProcessing = "processing"
+	AttemptDelayed    = "delayed"
+	AttemptSucceeded  = "succeeded"
+	AttemptFailed     = "failed"
 )
 
-// NormalizeTransactionID trims and upper-cases a transaction ID and checks
-// it: 3 to 64 printable ASCII characters without spaces, as wallet
-// transaction IDs are ("8N7A6D5EE7M").
-func NormalizeTransactionID(field, s string) (string, error) {
-	id := strings.ToUpper(strings.TrimSpace(s))
-	if len(id) < minTransactionIDLength || len(id) > maxTransactionIDLength {
-		return "", Invalid(field, "must be 3 to 64 characters after trimming")
-	}
-	for i := 0; i < len(id); i++ {
-		if id[i] <= ' ' || id[i] > '~' {
-			return "", Invalid(field, "must be printable ASCII without spaces")
-		}
-	}
-	return id, nil
+// Failure codes of a verification attempt (verification.failure_code).
+const (
+	FailureTransactionNotFound = "transaction_not_found"
+	FailureChannelMismatch     = "channel_mismatch"
+	FailureRecipientMismatch   = "recipient_mismatch"
+	FailurePayerMismatch       = "payer_mismatch"
+	FailureAmountMismatch      = "amount_mismatch"
+	FailurePaymentNotCompleted = "payment_not_completed"
+	FailureOutsideWindow       = "outside_payment_window"
+	FailureProviderUnavailable = "provider_unavailable"
+	// FailureTransactionIDUsed is in the contract's list of failure codes
+	// (contract.md, Verification), so the API documents it and the checkout
+	// has its text, but the engine never produces it: a used transaction ID
+	// is refused at submission with 409 transaction_id_used by the store's
+	// unique constraint, before any attempt exists to fail.
+	FailureTransactionIDUsed = "transaction_id_used"
+)
+
+// Attempt is one transaction ID submitted for a deposit, checked against
+// the provider by a background worker. A transaction ID belongs to at most
+// one attempt per channel, ever: the store's unique constraint on (Channel,
+// TransactionID) is what stops one payment from paying two deposits.
+type Attempt struct {
+	ID             string
+	DepositID      string
+	OrganizationID string
+	Channel        string
+	// TransactionID is trimmed and upper-cased.
+	TransactionID string
+	Status        string
+	FailureCode   string // empty unless failed
+	// Tries counts provider lookups made; NextRunAt is when the next is due.
+	Tries     int
+	NextRunAt time.Time
+	// LeaseOwner and LeasedUntil mark an attempt a worker is checking, so
+	// that no other worker checks it at the same time; a lease that has run
+	// out (its worker died) lets another worker take the attempt over.
+	LeaseOwner  string
+	LeasedUntil time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Running reports whether the attempt is still to be resolved.
+func (a *Attempt) Running() bool {
+	return a.Status == AttemptProcessing || a.Status == AttemptDelayed
 }
 
 // VerifyParams is a transaction ID submitted for a deposit.
@@ -487,61 +523,4 @@ func retryBackoff(tries int) time.Duration {
 		d *= 2
 	}
 	return min(d, time.Minute)
-}
-
-// succeedDeposit moves a deposit to succeeded and credits its organization
-// (amount minus the deposit fee) in the same transaction.
-func (e *Engine) succeedDeposit(ctx context.Context, tx Tx, d *Deposit, txID string, now time.Time) error {
-	org, err := tx.GetOrganization(ctx, d.OrganizationID)
-	if err != nil {
-		return err
-	}
-	d.FailureCode = ""
-	d.ProviderTransactionID = txID
-	if err := e.writeJournal(ctx, tx, depositCreditJournal(org, d), now); err != nil {
-		return err
-	}
-	return e.finishDeposit(ctx, tx, d, StatusSucceeded, VerificationSucceeded, EventDepositSucceeded, now)
-}
-
-// finishDeposit moves a deposit to a terminal state and writes its event,
-// if the state has one, in the same transaction.
-func (e *Engine) finishDeposit(ctx context.Context, tx Tx, d *Deposit, status, verification, eventType string, now time.Time) error {
-	d.Status, d.VerificationState = status, verification
-	d.UpdatedAt = now
-	if err := tx.UpdateDeposit(ctx, d); err != nil {
-		return err
-	}
-	if eventType == "" {
-		return nil
-	}
-	return e.writeEvent(ctx, tx, d.OrganizationID, eventType, d.ID, DepositView(d, now, e.cfg.APIPrefix), now)
-}
-
-// ExpireDeposits ends the pending deposits whose deadline has passed:
-// expired when no transaction ID was ever submitted, failed when only
-// failed ones were. A deposit with an attempt running is processing, not
-// pending, so its attempt still resolves. Returns how many it ended.
-func (e *Engine) ExpireDeposits(ctx context.Context) (int, error) {
-	n := 0
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		now := e.now()
-		ds, err := tx.ListExpirableDeposits(ctx, now, e.cfg.ClaimBatch)
-		if err != nil {
-			return err
-		}
-		for _, d := range ds {
-			if d.AttemptsUsed == 0 {
-				err = e.finishDeposit(ctx, tx, d, StatusExpired, VerificationExpired, EventDepositExpired, now)
-			} else {
-				err = e.finishDeposit(ctx, tx, d, StatusFailed, VerificationFailed, EventDepositFailed, now)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		n = len(ds)
-		return nil
-	})
-	return n, err
 }

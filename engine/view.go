@@ -81,14 +81,6 @@ type RedirectAction struct {
 	URL  string `json:"url"`
 }
 
-// FormatTime renders a time as the contract does: RFC 3339, UTC, seconds.
-func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-// Dhaka is Bangladesh Standard Time, UTC+6 all year (no daylight saving
-// since 2009): the day a wallet's daily limit resets, as the wallet
-// operators count it, and the clock a payer reads a deadline on.
-var Dhaka = time.FixedZone("Asia/Dhaka", 6*60*60)
-
 func nullable(s string) *string {
 	if s == "" {
 		return nil
@@ -162,4 +154,23 @@ func h2hView(d *Deposit, now time.Time, apiPrefix string) H2HDeposit {
 		},
 	}
 	return v
+}
+
+// WithdrawalView is a withdrawal as its create and status endpoints show it.
+type WithdrawalView struct {
+	ID            string          `json:"id"`
+	Phone         string          `json:"phone"`
+	PaymentMethod string          `json:"payment_method"`
+	Amount        string          `json:"amount"`
+	Status        string          `json:"status"`
+	Metadata      json.RawMessage `json:"metadata"`
+	MerchantID    string          `json:"merchant_id"`
+}
+
+// NewWithdrawalView returns the wire shape of w.
+func NewWithdrawalView(w *Withdrawal) WithdrawalView {
+	return WithdrawalView{
+		ID: w.ID, Phone: w.Account, PaymentMethod: w.PaymentMethod, Amount: FormatAmount(w.Amount),
+		Status: w.Status, Metadata: w.Metadata, MerchantID: w.MerchantID,
+	}
 }

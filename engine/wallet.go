@@ -171,14 +171,14 @@ func (e *Engine) SetWalletEnabled(ctx context.Context, orgID, walletID string, e
 // least recently assigned enabled wallet whose limits admit the amount, which
 // it marks as assigned now. Returns method_unavailable if none is eligible.
 //
-// In a transaction shared by several creates (see txBatcher), the pool is
-// listed and locked once, by the first pick: the later ones pick from that
-// list as the earlier ones left it (nobody else can change a locked pool),
-// and each wallet's last assignment is written once, as the batch ends
+// pools are those of a transaction shared by several creates (see
+// txBatcher), nil for a create alone. Shared, a pool is listed and locked
+// once, by the first pick: the later ones pick from that list as the
+// earlier ones left it (nobody else can change a locked pool), and each
+// wallet's last assignment is written once, as the batch ends
 // (lockedPools.flush). Daily limits are still read from the deposits, which
 // include those the batch created before.
-func pickWallet(ctx context.Context, tx Tx, orgID string, m Method, amount decimal.Decimal, now time.Time, requireLive bool) (*Wallet, error) {
-	pools, _ := ctx.Value(lockedPoolsKey{}).(*lockedPools)
+func pickWallet(ctx context.Context, tx Tx, pools *lockedPools, orgID string, m Method, amount decimal.Decimal, now time.Time, requireLive bool) (*Wallet, error) {
 	key := orgID + "/" + m.Channel + "/" + m.Operation
 	candidates, listed := pools.list(key)
 	if !listed {
@@ -223,9 +223,6 @@ func pickWallet(ctx context.Context, tx Tx, orgID string, m Method, amount decim
 	return nil, Errorf(CodeMethodUnavailable, "payment_method: no receiving wallet is available for %s %s right now", m.Channel, m.Operation)
 }
 
-// lockedPoolsKey is the context key of a shared transaction's lockedPools.
-type lockedPoolsKey struct{}
-
 // lockedPools are the wallet pools that the creates sharing a transaction
 // have listed (and so locked), by organization, channel and operation,
 // least recently assigned first, and the wallets they assigned, whose
@@ -235,10 +232,9 @@ type lockedPools struct {
 	dirty map[string]*Wallet // by ID
 }
 
-// withLockedPools returns a context whose picks share one lockedPools.
-func withLockedPools(ctx context.Context) (context.Context, *lockedPools) {
-	p := &lockedPools{lists: map[string][]*Wallet{}, dirty: map[string]*Wallet{}}
-	return context.WithValue(ctx, lockedPoolsKey{}, p), p
+// newLockedPools returns the empty pools of a shared transaction.
+func newLockedPools() *lockedPools {
+	return &lockedPools{lists: map[string][]*Wallet{}, dirty: map[string]*Wallet{}}
 }
 
 func (p *lockedPools) list(key string) ([]*Wallet, bool) {

@@ -214,7 +214,7 @@ func TestPayoutTimeoutAfterPaying(t *testing.T) {
 }
 
 // TestConcurrentWithdrawals: a balance that covers exactly ten withdrawals,
-// and 200 goroutines asking for one each, against real SQLite.
+// and 200 goroutines asking for one each, against each real store.
 func TestConcurrentWithdrawals(t *testing.T) {
 	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
 		f := newFixture(t)

@@ -1,7 +1,9 @@
 package engine
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -59,56 +61,274 @@ type Withdrawal struct {
 // commission.
 func (w *Withdrawal) Total() decimal.Decimal { return w.Amount.Add(w.Commission) }
 
-// Payout statuses as a provider reports them.
-const (
-	PayoutPending   = "pending"
-	PayoutSucceeded = "succeeded"
-	PayoutFailed    = "failed"
-)
-
-// PayoutRequest asks a provider to send money. IdempotencyKey is derived
-// from the withdrawal: a provider must treat a second request with the same
-// key as the first (answering with its payout), so that a send retried
-// after a timeout can never pay twice.
-type PayoutRequest struct {
-	IdempotencyKey string
-	// OrganizationID owns the withdrawal, for a provider that queues
-	// payouts for an operator.
+// CreateWithdrawalParams is a create-withdrawal request as the transport
+// decoded it: JSON types checked, values not.
+type CreateWithdrawalParams struct {
 	OrganizationID string
-	Method         string
-	Account        string
-	Amount         decimal.Decimal
+	Amount         string
+	Phone          string
+	PaymentMethod  string
+	MerchantID     string
+	Metadata       []byte // raw JSON object, nil when absent
 }
 
-// Payout is a provider's payout as it reports it.
-type Payout struct {
-	IdempotencyKey string
-	Reference      string
-	Method         string
-	Account        string
-	Amount         decimal.Decimal
-	Status         string
-	// Reason explains a failed payout.
-	Reason      string
-	CreatedAt   time.Time
-	CompletedAt time.Time
-}
-
-// WithdrawalView is a withdrawal as its create and status endpoints show it.
-type WithdrawalView struct {
-	ID            string          `json:"id"`
-	Phone         string          `json:"phone"`
-	PaymentMethod string          `json:"payment_method"`
-	Amount        string          `json:"amount"`
-	Status        string          `json:"status"`
-	Metadata      json.RawMessage `json:"metadata"`
-	MerchantID    string          `json:"merchant_id"`
-}
-
-// NewWithdrawalView returns the wire shape of w.
-func NewWithdrawalView(w *Withdrawal) WithdrawalView {
-	return WithdrawalView{
-		ID: w.ID, Phone: w.Account, PaymentMethod: w.PaymentMethod, Amount: FormatAmount(w.Amount),
-		Status: w.Status, Metadata: w.Metadata, MerchantID: w.MerchantID,
+func (p CreateWithdrawalParams) validate() (*Withdrawal, error) {
+	w := &Withdrawal{OrganizationID: p.OrganizationID}
+	var err error
+	if w.Amount, err = ParseAmount("amount", p.Amount); err != nil {
+		return nil, err
 	}
+	method, _ := LookupMethod(p.PaymentMethod)
+	if !method.Payout.Offered() {
+		return nil, Invalid("payment_method", "must be "+OneOf(PayoutMethods()))
+	}
+	w.PaymentMethod = p.PaymentMethod
+	if err := method.Payout.check("amount", w.Amount, p.PaymentMethod); err != nil {
+		return nil, err
+	}
+	if method.PayoutToBankAccount {
+		if !bankAccount.MatchString(p.Phone) {
+			return nil, Invalid("phone", "must be a bank account number of 8 to 20 digits for bank")
+		}
+		w.Account = p.Phone
+	} else if w.Account, err = NormalizePhone("phone", p.Phone); err != nil {
+		return nil, err
+	}
+	if err := checkMerchantID(p.MerchantID); err != nil {
+		return nil, err
+	}
+	w.MerchantID = p.MerchantID
+	if w.Metadata, err = normalizeMetadata(p.Metadata); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// CreateWithdrawal accepts a payout: under the organization's lock it
+// checks that the available balance covers amount plus commission, holds
+// that total, and writes withdraw.created, all in one transaction. Any
+// reuse of a merchant_id is merchant_id_exists and creates nothing.
+func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams) (*Withdrawal, error) {
+	w, err := p.validate()
+	if err != nil {
+		return nil, err
+	}
+	org, err := e.GetOrganization(ctx, p.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	if !org.WithdrawalsEnabled {
+		return nil, Errorf(CodeForbidden, "withdrawals are not enabled for this organization")
+	}
+	if err := e.provider.CheckPayoutMethod(ctx, w.PaymentMethod); errors.Is(err, ErrMethodUnavailable) {
+		return nil, Errorf(CodeMethodUnavailable, "payment_method: payouts by %s are temporarily unavailable", w.PaymentMethod)
+	} else if err != nil {
+		return nil, err
+	}
+	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		org, err := tx.LockOrganization(ctx, p.OrganizationID)
+		if err != nil {
+			return err
+		}
+		now := e.now()
+		w.ID = NewID(PrefixWithdrawal, now)
+		w.Commission = org.WithdrawCommission(w.PaymentMethod).Of(w.Amount)
+		w.Status, w.PayoutStep = WithdrawalProcessing, PayoutToSend
+		w.NextRunAt, w.CreatedAt, w.UpdatedAt = now, now, now
+		// The insert comes first so that a reused merchant_id is always
+		// merchant_id_exists, whatever the balance; an insufficient balance
+		// then rolls the insert back.
+		if err := tx.CreateWithdrawal(ctx, w); errors.Is(err, ErrDuplicate) {
+			return errMerchantIDExists(w.MerchantID)
+		} else if err != nil {
+			return err
+		}
+		balances, err := tx.AccountBalances(ctx, org.ID)
+		if err != nil {
+			return err
+		}
+		if available := balances[AccountAvailable]; available.LessThan(w.Total()) {
+			return Errorf(CodeInsufficientBalance, "amount: the available balance %s does not cover %s plus %s commission",
+				FormatAmount(available), FormatAmount(w.Amount), FormatAmount(w.Commission))
+		}
+		if err := e.writeJournal(ctx, tx, &Journal{
+			OrganizationID: org.ID, Kind: JournalWithdrawalHold, Reference: w.ID, Memo: "withdrawal " + w.MerchantID,
+			Entries: []Entry{{AccountAvailable, w.Total().Neg()}, {AccountHeld, w.Total()}},
+		}, now); err != nil {
+			return err
+		}
+		return e.writeEvent(ctx, tx, org.ID, EventWithdrawCreated, w.ID, NewWithdrawalView(w), now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.wakeWorkers()
+	return w, nil
+}
+
+func errMerchantIDExists(id string) error {
+	return Errorf(CodeMerchantIDExists, "merchant_id: %s was already used for a withdrawal", id)
+}
+
+// GetWithdrawal returns a withdrawal of the organization, or not_found.
+func (e *Engine) GetWithdrawal(ctx context.Context, orgID, id string) (*Withdrawal, error) {
+	var w *Withdrawal
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		w, err = tx.GetWithdrawal(ctx, orgID, id)
+		return notFound(err, "withdrawal")
+	})
+	return w, err
+}
+
+// GetWithdrawalByMerchantID returns the organization's withdrawal created
+// with merchantID, or not_found. A client whose create was answered
+// 409 merchant_id_exists after a retry (its first request was applied but
+// the answer lost) finds its withdrawal this way.
+func (e *Engine) GetWithdrawalByMerchantID(ctx context.Context, orgID, merchantID string) (*Withdrawal, error) {
+	if merchantID == "" {
+		return nil, Invalid("merchant_id", "is required")
+	}
+	if len(merchantID) > maxMerchantIDLength || checkText("merchant_id", merchantID) != nil {
+		// No withdrawal can have been created with it.
+		return nil, Errorf(CodeNotFound, "withdrawal not found")
+	}
+	var w *Withdrawal
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		w, err = tx.GetWithdrawalByMerchantID(ctx, orgID, merchantID)
+		return notFound(err, "withdrawal")
+	})
+	return w, err
+}
+
+// ProcessPayouts claims the withdrawals whose payout is due and moves each
+// one step: send it, or ask for its status. It returns how many it claimed.
+func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
+	now := e.now()
+	var claimed []*Withdrawal
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		claimed, err = tx.ClaimDuePayouts(ctx, ClaimParams{
+			Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.ClaimBatch,
+		})
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(claimed), e.forEachClaimed(len(claimed), func(i int) error {
+		if err := e.advancePayout(ctx, claimed[i]); err != nil {
+			return fmt.Errorf("withdrawal %s: %w", claimed[i].ID, err)
+		}
+		return nil
+	})
+}
+
+// advancePayout calls the provider outside any transaction, then records
+// what it said if this worker still holds the withdrawal's lease. The
+// idempotency key is the withdrawal's ID, so a send repeated after a
+// timeout (by this worker or one that took over) pays nothing twice.
+func (e *Engine) advancePayout(ctx context.Context, w *Withdrawal) error {
+	callCtx, cancel := context.WithTimeout(ctx, e.cfg.LookupTimeout)
+	var p *Payout
+	var callErr error
+	if w.PayoutStep == PayoutToSend {
+		p, callErr = e.provider.SendPayout(callCtx, PayoutRequest{
+			IdempotencyKey: w.ID, OrganizationID: w.OrganizationID, Method: w.PaymentMethod, Account: w.Account, Amount: w.Amount,
+		})
+	} else {
+		p, callErr = e.provider.GetPayout(callCtx, w.ID)
+	}
+	cancel()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		cur, err := tx.LockWithdrawal(ctx, w.OrganizationID, w.ID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != WithdrawalProcessing || cur.LeaseOwner != e.workerID || !cur.LeasedUntil.Equal(w.LeasedUntil) {
+			return nil // another worker took it over after our lease ran out
+		}
+		now := e.now()
+		cur.Tries++
+		cur.LeaseOwner, cur.LeasedUntil = "", time.Time{}
+		cur.UpdatedAt = now
+		switch {
+		case errors.Is(callErr, ErrPayoutNotFound):
+			// Asked for a status, but the provider never got the payout:
+			// send it (again, with the same key).
+			cur.PayoutStep, cur.NextRunAt = PayoutToSend, now
+		case callErr != nil || p == nil:
+			cur.NextRunAt = now.Add(payoutBackoff(cur.Tries))
+		case p.Status == PayoutSucceeded:
+			cur.ProviderReference = p.Reference
+			return e.finishWithdrawal(ctx, tx, cur, WithdrawalSucceeded, "", now)
+		case p.Status == PayoutFailed:
+			cur.ProviderReference = p.Reference
+			return e.finishWithdrawal(ctx, tx, cur, WithdrawalFailed, p.Reason, now)
+		default: // pending: ask again later
+			cur.PayoutStep, cur.ProviderReference = PayoutSent, p.Reference
+			cur.NextRunAt = now.Add(e.cfg.PayoutPollInterval)
+		}
+		return tx.UpdateWithdrawal(ctx, cur)
+	})
+}
+
+// payoutBackoff is the wait after a failed provider call: 5 s doubling to
+// at most 5 minutes. A payout is never given up by the engine: only the
+// provider can say it failed, since a timeout may hide a payout made.
+func payoutBackoff(tries int) time.Duration {
+	d := 5 * time.Second
+	for i := 1; i < tries && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Minute)
+}
+
+// finishWithdrawal settles (succeeded) or releases (failed) the hold and
+// writes the event, with the status change, in the caller's transaction.
+func (e *Engine) finishWithdrawal(ctx context.Context, tx Tx, w *Withdrawal, status, reason string, now time.Time) error {
+	w.Status, w.PayoutStep, w.FailureReason = status, PayoutSettled, reason
+	if err := tx.UpdateWithdrawal(ctx, w); err != nil {
+		return err
+	}
+	j := &Journal{OrganizationID: w.OrganizationID, Reference: w.ID, Memo: "withdrawal " + w.MerchantID}
+	event := EventWithdrawSucceeded
+	if status == WithdrawalSucceeded {
+		j.Kind = JournalWithdrawalSettle
+		j.Entries = []Entry{{AccountHeld, w.Total().Neg()}, {AccountExternal, w.Amount}}
+		if w.Commission.IsPositive() {
+			j.Entries = append(j.Entries, Entry{AccountFees, w.Commission})
+		}
+	} else {
+		j.Kind, event = JournalWithdrawalRelease, EventWithdrawFailed
+		j.Entries = []Entry{{AccountHeld, w.Total().Neg()}, {AccountAvailable, w.Total()}}
+	}
+	if err := e.writeJournal(ctx, tx, j, now); err != nil {
+		return err
+	}
+	return e.writeEvent(ctx, tx, w.OrganizationID, event, w.ID, NewWithdrawalView(w), now)
+}
+
+// PollPayoutNow makes a processing withdrawal's payout due now, for when
+// its outcome is known to have changed (a sandbox settlement).
+func (e *Engine) PollPayoutNow(ctx context.Context, orgID, id string) error {
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		w, err := tx.LockWithdrawal(ctx, orgID, id)
+		if err != nil {
+			return notFound(err, "withdrawal")
+		}
+		if w.Status != WithdrawalProcessing {
+			return nil
+		}
+		w.NextRunAt = e.now()
+		return tx.UpdateWithdrawal(ctx, w)
+	})
+	if err == nil {
+		e.wakeWorkers()
+	}
+	return err
 }

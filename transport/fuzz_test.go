@@ -111,7 +111,7 @@ func tokenKey(dec *json.Decoder) (string, error) {
 	return key, nil
 }
 
-// skipValue consumes one value, rejecting duplicate keys in nested objects
+// tokenSkip consumes one value, rejecting duplicate keys in nested objects
 // and nesting deeper than maxJSONDepth.
 func tokenSkip(dec *json.Decoder, path string, depth int) error {
 	if depth > maxJSONDepth {

@@ -13,7 +13,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// tx is an engine.Tx on one pgx transaction (or, for a read, see lazyRead).
+// tx is an engine.Tx on one pgx transaction (or, for ReadOne, on the pool:
+// see oneRead).
 type tx struct {
 	tx querier
 	// readOnly is set in ReadTx, where SELECT ... FOR UPDATE is an error.

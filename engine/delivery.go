@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	cryptorand "crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -13,9 +11,95 @@ import (
 	"time"
 )
 
-// WebhookSecretGrace is how long an endpoint's previous secret keeps
-// signing after a rotation.
-const WebhookSecretGrace = 24 * time.Hour
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	// DeliveryExhausted deliveries ran out of retries (or their endpoint
+	// answered 410); they are kept for manual redelivery.
+	DeliveryExhausted = "exhausted"
+)
+
+// Delivery is one event to one endpoint: created with the event, in its
+// transaction, for every enabled endpoint of the organization.
+type Delivery struct {
+	ID             string
+	EventID        string
+	EndpointID     string
+	OrganizationID string
+	Status         string
+	// Attempts counts posts made; NextAttemptAt is when the next is due.
+	Attempts      int
+	NextAttemptAt time.Time
+	LeaseOwner    string
+	LeasedUntil   time.Time
+	// LastStatusCode is the last HTTP status (0 if none came back);
+	// LastError describes the last failure.
+	LastStatusCode int
+	LastError      string
+	DeliveredAt    time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// DeliveryAttempt is the record of one post, for operators.
+type DeliveryAttempt struct {
+	DeliveryID  string
+	AttemptedAt time.Time
+	StatusCode  int
+	Error       string
+	Duration    time.Duration
+}
+
+// WebhookClient posts signed webhooks. The transport implements it over
+// HTTP (15 s timeout, no redirects, destinations checked at dial time).
+type WebhookClient interface {
+	// Deliver posts one webhook and reports what happened. It never
+	// returns an error: failures are in the result.
+	Deliver(ctx context.Context, req WebhookRequest) WebhookResult
+}
+
+// WebhookRequest is one post of an event to an endpoint.
+type WebhookRequest struct {
+	URL string
+	// MessageID is the webhook-id: the event's ID, the same on every retry.
+	MessageID string
+	// Timestamp is the webhook-timestamp, fresh for every attempt.
+	Timestamp time.Time
+	Body      []byte
+	// Secrets are the "whsec_..." secrets to sign with (two during a
+	// rotation, the newest first).
+	Secrets []string
+}
+
+// WebhookResult is what a receiver answered.
+type WebhookResult struct {
+	// StatusCode is the HTTP status, 0 when no response came back.
+	StatusCode int
+	// RetryAfter is the receiver's Retry-After (429 and 503), 0 if none.
+	RetryAfter time.Duration
+	// Err describes a failure to get a response (refused destination,
+	// timeout, connection error).
+	Err error
+}
+
+// ClaimDeliveriesParams selects and leases due deliveries.
+type ClaimDeliveriesParams struct {
+	ClaimParams
+	// PerEndpoint caps the deliveries claimed for any one endpoint.
+	PerEndpoint int
+	// ExcludeEndpoints are endpoints to skip (they have posts in flight).
+	ExcludeEndpoints []string
+}
+
+// ListDeliveriesParams filters ListDeliveries. Empty strings match all.
+type ListDeliveriesParams struct {
+	OrganizationID string
+	EventID        string
+	EndpointID     string
+	Status         string
+	Limit          int // zero means no limit
+}
 
 // webhookRetrySchedule is the contract's: the waits after the first failed
 // post, the second, and so on. A delivery failing after the last is
@@ -26,114 +110,6 @@ var webhookRetrySchedule = []time.Duration{
 
 // maxRetryAfter bounds how long a receiver's Retry-After can defer a post.
 const maxRetryAfter = 24 * time.Hour
-
-// AddWebhookEndpoint registers a URL to receive an organization's events
-// and returns it with its secret, shown once.
-func (e *Engine) AddWebhookEndpoint(ctx context.Context, orgID, rawURL string) (*WebhookEndpoint, string, error) {
-	if err := checkAbsoluteURL("url", rawURL); err != nil {
-		return nil, "", err
-	}
-	if u, _ := url.Parse(rawURL); u.User != nil {
-		return nil, "", Invalid("url", "must not carry credentials")
-	}
-	now := e.now()
-	secret := newWebhookSecret()
-	ep := &WebhookEndpoint{
-		ID: NewID(PrefixEndpoint, now), OrganizationID: orgID, URL: rawURL, Enabled: true,
-		CreatedAt: now, UpdatedAt: now,
-	}
-	ep.Secret = e.keyring.Seal([]byte(secret), ep.ID)
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
-			return notFound(err, "organization")
-		}
-		if err := tx.CreateWebhookEndpoint(ctx, ep); err != nil {
-			return err
-		}
-		return e.audit(ctx, tx, AuditWebhookAdd, orgID, ep.ID, map[string]string{"url": redactURL(ep.URL)})
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return ep, secret, nil
-}
-
-// ListWebhookEndpoints returns an organization's endpoints.
-func (e *Engine) ListWebhookEndpoints(ctx context.Context, orgID string) ([]*WebhookEndpoint, error) {
-	var eps []*WebhookEndpoint
-	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
-		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
-			return notFound(err, "organization")
-		}
-		var err error
-		eps, err = tx.ListWebhookEndpoints(ctx, orgID, false)
-		return err
-	})
-	return eps, err
-}
-
-// RemoveWebhookEndpoint deletes an endpoint and its deliveries.
-func (e *Engine) RemoveWebhookEndpoint(ctx context.Context, id string) error {
-	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		ep, err := tx.GetWebhookEndpoint(ctx, id)
-		if err != nil {
-			return notFound(err, "webhook endpoint")
-		}
-		if err := tx.DeleteWebhookEndpoint(ctx, id); err != nil {
-			return notFound(err, "webhook endpoint")
-		}
-		return e.audit(ctx, tx, AuditWebhookRemove, ep.OrganizationID, ep.ID, map[string]string{"url": redactURL(ep.URL)})
-	})
-}
-
-// RotateWebhookSecret gives an endpoint a new secret, returned once; the
-// previous one keeps signing (both signatures in the header) for
-// WebhookSecretGrace so the receiver can switch without losing events.
-func (e *Engine) RotateWebhookSecret(ctx context.Context, id string) (string, error) {
-	secret := newWebhookSecret()
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		ep, err := tx.LockWebhookEndpoint(ctx, id)
-		if err != nil {
-			return notFound(err, "webhook endpoint")
-		}
-		now := e.now()
-		ep.PreviousSecret, ep.PreviousSecretExpiresAt = ep.Secret, now.Add(WebhookSecretGrace)
-		ep.Secret = e.keyring.Seal([]byte(secret), ep.ID)
-		ep.UpdatedAt = now
-		if err := tx.UpdateWebhookEndpoint(ctx, ep); err != nil {
-			return err
-		}
-		return e.audit(ctx, tx, AuditWebhookRotateSecret, ep.OrganizationID, ep.ID, map[string]string{
-			"previous_valid_until": FormatTime(ep.PreviousSecretExpiresAt),
-		})
-	})
-	if err != nil {
-		return "", err
-	}
-	return secret, nil
-}
-
-// EnableWebhookEndpoint puts a disabled endpoint back in service; its
-// pending deliveries resume.
-func (e *Engine) EnableWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error) {
-	var ep *WebhookEndpoint
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		var err error
-		if ep, err = tx.LockWebhookEndpoint(ctx, id); err != nil {
-			return notFound(err, "webhook endpoint")
-		}
-		details := map[string]string{"was_enabled": fmt.Sprint(ep.Enabled), "disabled_reason": ep.DisabledReason}
-		ep.Enabled, ep.DisabledReason, ep.FailingSince, ep.UpdatedAt = true, "", time.Time{}, e.now()
-		if err := tx.UpdateWebhookEndpoint(ctx, ep); err != nil {
-			return err
-		}
-		return e.audit(ctx, tx, AuditWebhookEnable, ep.OrganizationID, ep.ID, details)
-	})
-	if err == nil {
-		e.wakeWorkers()
-	}
-	return ep, err
-}
 
 // Redeliver queues an event again, now, to one endpoint of its
 // organization or (endpointID empty) to all enabled ones, whatever became
@@ -244,16 +220,6 @@ func (e *Engine) ListEventDeliveries(ctx context.Context, orgID string, limit in
 	return out, err
 }
 
-// newWebhookSecret returns a Standard Webhooks secret: "whsec_" and the
-// base64 of 32 random bytes (transport/webhook verifies such secrets).
-func newWebhookSecret() string {
-	key := make([]byte, 32)
-	if _, err := cryptorand.Read(key); err != nil {
-		panic("payd: crypto/rand failed: " + err.Error())
-	}
-	return "whsec_" + base64.StdEncoding.EncodeToString(key)
-}
-
 func newDelivery(ev *Event, endpointID string, now time.Time) *Delivery {
 	return &Delivery{
 		ID: NewID(PrefixDelivery, now), EventID: ev.ID, EndpointID: endpointID, OrganizationID: ev.OrganizationID,
@@ -261,24 +227,9 @@ func newDelivery(ev *Event, endpointID string, now time.Time) *Delivery {
 	}
 }
 
-// fanOut queues an event for every enabled endpoint of its organization,
-// in the event's own transaction, and returns how many it queued.
-func fanOut(ctx context.Context, tx Tx, ev *Event, now time.Time) (int, error) {
-	eps, err := tx.ListWebhookEndpoints(ctx, ev.OrganizationID, true)
-	if err != nil {
-		return 0, err
-	}
-	for _, ep := range eps {
-		if err := tx.CreateDelivery(ctx, newDelivery(ev, ep.ID, now)); err != nil {
-			return 0, err
-		}
-	}
-	return len(eps), nil
-}
-
-// dispatcher runs webhook posts concurrently: at most perEndpoint at a
-// time to any endpoint, and none to an endpoint while its previous batch
-// is in flight, so one slow or dead receiver only ever holds its own slots.
+// dispatcher runs webhook posts concurrently: at most
+// Config.WebhookPerEndpoint at a time to any endpoint, and none to an
+// endpoint while its previous batch is in flight, so one slow or dead receiver only ever holds its own slots.
 type dispatcher struct {
 	mu       sync.Mutex
 	inFlight map[string]int
@@ -475,21 +426,4 @@ func replaceURL(text, raw string) string {
 		redacted = "(url)"
 	}
 	return strings.ReplaceAll(text, raw, redacted)
-}
-
-// endpointSecrets opens the secrets an endpoint signs with now.
-func (e *Engine) endpointSecrets(ep *WebhookEndpoint) ([]string, error) {
-	cur, err := e.keyring.Open(ep.Secret, ep.ID)
-	if err != nil {
-		return nil, fmt.Errorf("webhook endpoint %s: %w", ep.ID, err)
-	}
-	secrets := []string{string(cur)}
-	if ep.PreviousSecret != nil && e.now().Before(ep.PreviousSecretExpiresAt) {
-		prev, err := e.keyring.Open(ep.PreviousSecret, ep.ID)
-		if err != nil {
-			return nil, fmt.Errorf("webhook endpoint %s: %w", ep.ID, err)
-		}
-		secrets = append(secrets, string(prev))
-	}
-	return secrets, nil
 }
