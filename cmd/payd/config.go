@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
@@ -78,8 +79,8 @@ func isPostgres(dsn string) bool {
 // openStore opens the database a DSN names and applies its migrations: a
 // postgres:// URL selects Postgres, anything else is a SQLite file path.
 // Its error holds none of the DSN's passwords.
-func openStore(ctx context.Context, dsn string) (paydStore, error) {
-	var store paydStore
+func openStore(ctx context.Context, dsn string) (paydserver.Store, error) {
+	var store paydserver.Store
 	var err error
 	if isPostgres(dsn) {
 		store, err = postgres.Open(ctx, dsn)
