@@ -35,7 +35,7 @@ import (
 // a soak is e.g. go test ./cmd/payd -run TestCrashSafety -crash.kills=200.
 var (
 	crashSeed  = flag.Uint64("crash.seed", 0, "seed of TestCrashSafety's kill moments and load mix; 0 picks one (printed)")
-	crashKills = flag.Int("crash.kills", envInt("PAYD_CRASH_KILLS", 10), "SIGKILLs per store in TestCrashSafety (env PAYD_CRASH_KILLS)")
+	crashKills = flag.Int("crash.kills", crashKillsDefault(), "SIGKILLs per store in TestCrashSafety (env PAYD_CRASH_KILLS)")
 )
 
 // instanceStdout adds what an instance writes to stdout to its log.
@@ -655,4 +655,13 @@ func storeKind(db string) string {
 		return "postgres"
 	}
 	return "sqlite"
+}
+
+// crashKillsDefault is PAYD_CRASH_KILLS, 10 when unset; a bad value panics.
+func crashKillsDefault() int {
+	n, err := envInt("PAYD_CRASH_KILLS", 10)
+	if err != nil {
+		panic(err)
+	}
+	return n
 }

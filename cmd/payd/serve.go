@@ -36,31 +36,35 @@ flags:
 	}
 	var sf storeFlags
 	sf.register(fs)
+	var ev envDefaults
 	addr := fs.String("addr", env("PAYD_ADDR", "127.0.0.1:8080"), "address to listen on (env PAYD_ADDR)")
 	publicURL := fs.String("public-url", env("PAYD_PUBLIC_URL", ""), "URL at which payers reach this server, for checkout links (default http://<addr>) (env PAYD_PUBLIC_URL)")
 	apiPrefix := fs.String("api-prefix", env("PAYD_API_PREFIX", "/api"), "path prefix of the API (env PAYD_API_PREFIX)")
 	logLevel := fs.String("log-level", env("PAYD_LOG_LEVEL", "info"), "debug, info, warn or error (env PAYD_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("PAYD_LOG_FORMAT", "text"), "text or json (env PAYD_LOG_FORMAT)")
 	provider := fs.String("provider", env("PAYD_PROVIDER", paydserver.ProviderSandbox), "sandbox (test mode: no money moves) or smsinbox (real wallets proven by their phones' SMS; payouts by an operator) (env PAYD_PROVIDER)")
-	smsSilence := fs.Duration("sms-silence", envDuration("PAYD_SMS_SILENCE", 5*time.Minute), "smsinbox: how long a device may go without reporting before its wallets leave the recipient pool (env PAYD_SMS_SILENCE)")
-	smsGrace := fs.Duration("sms-grace", envDuration("PAYD_SMS_GRACE", smsinbox.DefaultNotFoundGrace), "smsinbox: how long a submitted transaction ID waits for the SMS that proves it before its attempt fails transaction_not_found (env PAYD_SMS_GRACE)")
+	smsSilence := fs.Duration("sms-silence", ev.duration("PAYD_SMS_SILENCE", 5*time.Minute), "smsinbox: how long a device may go without reporting before its wallets leave the recipient pool (env PAYD_SMS_SILENCE)")
+	smsGrace := fs.Duration("sms-grace", ev.duration("PAYD_SMS_GRACE", smsinbox.DefaultNotFoundGrace), "smsinbox: how long a submitted transaction ID waits for the SMS that proves it before its attempt fails transaction_not_found (env PAYD_SMS_GRACE)")
 	var sb paydserver.SandboxSettings
 	fs.StringVar(&sb.PayoutMode, "sandbox-payouts", env("PAYD_SANDBOX_PAYOUTS", "auto"), "sandbox payouts settle by themselves (auto) or by POST /api/sandbox/withdraws/{id}/settle (manual) (env PAYD_SANDBOX_PAYOUTS)")
-	fs.DurationVar(&sb.PayoutDelay, "sandbox-payout-delay", envDuration("PAYD_SANDBOX_PAYOUT_DELAY", 2*time.Second), "how long an auto sandbox payout stays pending (env PAYD_SANDBOX_PAYOUT_DELAY)")
+	fs.DurationVar(&sb.PayoutDelay, "sandbox-payout-delay", ev.duration("PAYD_SANDBOX_PAYOUT_DELAY", 2*time.Second), "how long an auto sandbox payout stays pending (env PAYD_SANDBOX_PAYOUT_DELAY)")
 	unavailable := fs.String("sandbox-unavailable-methods", env("PAYD_SANDBOX_UNAVAILABLE_METHODS", ""), "comma-separated payout methods the sandbox refuses with 503 (env PAYD_SANDBOX_UNAVAILABLE_METHODS)")
-	allowPrivate := fs.Bool("webhook-allow-private", envBool("PAYD_WEBHOOK_ALLOW_PRIVATE"), "let webhooks reach loopback, private and link-local addresses, for local receivers (env PAYD_WEBHOOK_ALLOW_PRIVATE)")
-	leaseDuration := fs.Duration("lease-duration", envDuration("PAYD_LEASE_DURATION", time.Minute), "how long a process owns claimed background work; a killed process's work is taken over after it (env PAYD_LEASE_DURATION)")
+	allowPrivate := fs.Bool("webhook-allow-private", ev.bool("PAYD_WEBHOOK_ALLOW_PRIVATE"), "let webhooks reach loopback, private and link-local addresses, for local receivers (env PAYD_WEBHOOK_ALLOW_PRIVATE)")
+	leaseDuration := fs.Duration("lease-duration", ev.duration("PAYD_LEASE_DURATION", time.Minute), "how long a process owns claimed background work; a killed process's work is taken over after it (env PAYD_LEASE_DURATION)")
 	rl := transport.DefaultRateLimits
-	fs.Float64Var(&rl.Default.PerSecond, "rate-limit", envFloat("PAYD_RATE_LIMIT", rl.Default.PerSecond), "requests per second per API key, bursts of twice that; 0 disables (env PAYD_RATE_LIMIT)")
-	fs.Float64Var(&rl.Verify.PerSecond, "rate-limit-verify", envFloat("PAYD_RATE_LIMIT_VERIFY", rl.Verify.PerSecond), "transaction-ID submissions per second per API key; 0 disables (env PAYD_RATE_LIMIT_VERIFY)")
-	fs.Float64Var(&rl.Withdraw.PerSecond, "rate-limit-withdraw", envFloat("PAYD_RATE_LIMIT_WITHDRAW", rl.Withdraw.PerSecond), "withdrawal creations per second per API key; 0 disables (env PAYD_RATE_LIMIT_WITHDRAW)")
-	fs.Float64Var(&rl.Device.PerSecond, "rate-limit-device", envFloat("PAYD_RATE_LIMIT_DEVICE", rl.Device.PerSecond), "smsinbox: SMS and heartbeat posts per second per device, bursts of 60 times that; 0 disables (env PAYD_RATE_LIMIT_DEVICE)")
-	workers := fs.Int("worker-concurrency", envInt("PAYD_WORKER_CONCURRENCY", 8), "verification attempts and payouts worked on at once per process (env PAYD_WORKER_CONCURRENCY)")
-	createBatch := fs.Int("create-batch", envInt("PAYD_CREATE_BATCH", engine.DefaultCreateBatch), "how many concurrent deposit creates may share one database transaction and its commit (group commit); 1 commits each alone (env PAYD_CREATE_BATCH)")
-	keyCacheTTL := fs.Duration("api-key-cache-ttl", envDuration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
+	fs.Float64Var(&rl.Default.PerSecond, "rate-limit", ev.float("PAYD_RATE_LIMIT", rl.Default.PerSecond), "requests per second per API key, bursts of twice that; 0 disables (env PAYD_RATE_LIMIT)")
+	fs.Float64Var(&rl.Verify.PerSecond, "rate-limit-verify", ev.float("PAYD_RATE_LIMIT_VERIFY", rl.Verify.PerSecond), "transaction-ID submissions per second per API key; 0 disables (env PAYD_RATE_LIMIT_VERIFY)")
+	fs.Float64Var(&rl.Withdraw.PerSecond, "rate-limit-withdraw", ev.float("PAYD_RATE_LIMIT_WITHDRAW", rl.Withdraw.PerSecond), "withdrawal creations per second per API key; 0 disables (env PAYD_RATE_LIMIT_WITHDRAW)")
+	fs.Float64Var(&rl.Device.PerSecond, "rate-limit-device", ev.float("PAYD_RATE_LIMIT_DEVICE", rl.Device.PerSecond), "smsinbox: SMS and heartbeat posts per second per device, bursts of 60 times that; 0 disables (env PAYD_RATE_LIMIT_DEVICE)")
+	workers := fs.Int("worker-concurrency", ev.int("PAYD_WORKER_CONCURRENCY", 8), "verification attempts and payouts worked on at once per process (env PAYD_WORKER_CONCURRENCY)")
+	createBatch := fs.Int("create-batch", ev.int("PAYD_CREATE_BATCH", engine.DefaultCreateBatch), "how many concurrent deposit creates may share one database transaction and its commit (group commit); 1 commits each alone (env PAYD_CREATE_BATCH)")
+	keyCacheTTL := fs.Duration("api-key-cache-ttl", ev.duration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
 	pprofAddr := fs.String("pprof-addr", env("PAYD_PPROF_ADDR", ""), "serve net/http/pprof on this address (e.g. 127.0.0.1:6060), apart from the API; off when empty (env PAYD_PPROF_ADDR)")
-	shutdownTimeout := fs.Duration("shutdown-timeout", envDuration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
+	shutdownTimeout := fs.Duration("shutdown-timeout", ev.duration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+		return err
+	}
+	if err := ev.err(); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
