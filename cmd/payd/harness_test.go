@@ -32,7 +32,4 @@ type (
 	response = paydtest.Response
 )
 
-// start is the mock clock's time at the start of every test.
-var start = paydtest.Start
-
 var str = paydtest.Str

@@ -48,10 +48,10 @@ type Server struct {
 	// Clock is the server's mock clock; nil on the wall clock.
 	Clock *clock.Mock
 
-	tb      testing.TB // for the helpers' failures; nil outside a test
-	srv     *httptest.Server
-	mu      sync.Mutex // guards stops
-	stops   []func()
+	tb    testing.TB // for the helpers' failures; nil outside a test
+	srv   *httptest.Server
+	mu    sync.Mutex // guards stops
+	stops []func()
 }
 
 // Option changes a Server's configuration before its App is built.
