@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/engine/enginetest"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/storage/sqlite"
@@ -18,7 +19,8 @@ import (
 
 // fakeProvider is a wallet network whose payments a test writes directly.
 type fakeProvider struct {
-	mu sync.Mutex
+	enginetest.Provider // its functions are the methods below
+	mu                  sync.Mutex
 	// payments are found by transaction ID alone, so a test can make the
 	// provider report a payment on another channel than the one asked.
 	payments map[string]*engine.ProviderTransaction
@@ -42,18 +44,25 @@ type fakeProvider struct {
 	grace time.Duration
 }
 
-// NotFoundGrace makes the fake a LateLearner, final unless grace is set.
-func (p *fakeProvider) NotFoundGrace() time.Duration {
+// notFoundGrace makes the fake a LateLearner, final unless grace is set.
+func (p *fakeProvider) notFoundGrace() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.grace
 }
 
 func newFakeProvider() *fakeProvider {
-	return &fakeProvider{payments: map[string]*engine.ProviderTransaction{}, payouts: map[string]*engine.Payout{}, unavailable: map[string]bool{}}
+	p := &fakeProvider{payments: map[string]*engine.ProviderTransaction{}, payouts: map[string]*engine.Payout{}, unavailable: map[string]bool{}}
+	p.StartCheckoutFunc = p.startCheckout
+	p.LookupTransactionFunc = p.lookupTransaction
+	p.CheckPayoutMethodFunc = p.checkPayoutMethod
+	p.SendPayoutFunc = p.sendPayout
+	p.GetPayoutFunc = p.getPayout
+	p.NotFoundGraceFunc = p.notFoundGrace
+	return p
 }
 
-func (p *fakeProvider) CheckPayoutMethod(_ context.Context, method string) error {
+func (p *fakeProvider) checkPayoutMethod(_ context.Context, method string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.unavailable[method] {
@@ -63,7 +72,7 @@ func (p *fakeProvider) CheckPayoutMethod(_ context.Context, method string) error
 }
 
 // SendPayout pays once per key, like a real provider with idempotency keys.
-func (p *fakeProvider) SendPayout(_ context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+func (p *fakeProvider) sendPayout(_ context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.sends++
@@ -83,7 +92,7 @@ func (p *fakeProvider) SendPayout(_ context.Context, req engine.PayoutRequest) (
 	return &c, nil
 }
 
-func (p *fakeProvider) GetPayout(_ context.Context, key string) (*engine.Payout, error) {
+func (p *fakeProvider) getPayout(_ context.Context, key string) (*engine.Payout, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.down {
@@ -109,11 +118,11 @@ func (p *fakeProvider) set(fn func(p *fakeProvider)) {
 	fn(p)
 }
 
-func (p *fakeProvider) StartCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
+func (p *fakeProvider) startCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
 	return &engine.Checkout{URL: "https://pay.example/checkout/" + req.Token}, nil
 }
 
-func (p *fakeProvider) LookupTransaction(_ context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
+func (p *fakeProvider) lookupTransaction(_ context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
 	p.mu.Lock()
 	p.lookups++
 	fn, down := p.LookupFunc, p.down

@@ -6,26 +6,25 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/engine/enginetest"
 )
 
 // blockingProvider holds every lookup and payout send until the caller's
 // context ends, telling the test when a call started: the state a worker
 // is in, holding its lease, when its process is asked to stop.
-type blockingProvider struct {
-	*fakeProvider
-	started chan string
-}
-
-func (p *blockingProvider) LookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
-	p.started <- req.TransactionID
-	<-ctx.Done()
-	return nil, ctx.Err()
-}
-
-func (p *blockingProvider) SendPayout(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
-	p.started <- req.IdempotencyKey
-	<-ctx.Done()
-	return nil, ctx.Err()
+func blockingProvider(fake *fakeProvider, started chan string) *enginetest.Provider {
+	p := fake.Provider
+	p.LookupTransactionFunc = func(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
+		started <- req.TransactionID
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	p.SendPayoutFunc = func(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+		started <- req.IdempotencyKey
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return &p
 }
 
 // blockingWebhooks holds every post until the caller's context ends.
@@ -46,7 +45,7 @@ func TestRunHandsBackLeasesOnShutdown(t *testing.T) {
 				f := newFixture(t)
 				started := make(chan string, 16)
 				cfg := engine.Config{
-					Store: f.store, Provider: &blockingProvider{f.provider, started}, Clock: f.clock, Keyring: f.keyring,
+					Store: f.store, Provider: blockingProvider(f.provider, started), Clock: f.clock, Keyring: f.keyring,
 					LeaseDuration: time.Hour, Webhooks: blockingWebhooks{started},
 				}
 				var claim func(e *engine.Engine) int

@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/engine/enginetest"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
 
@@ -269,13 +270,14 @@ type simPayout struct {
 // simProvider is the money network: the truth about payments and payouts,
 // told with timeouts, lag and stale answers.
 type simProvider struct {
-	clock    *clock.Mock
-	rng      *rand.Rand
-	on       bool // faults enabled
-	payments map[string]*engine.ProviderTransaction
-	visible  map[string]time.Time // when a payment shows in lookups
-	payouts  map[string]*simPayout
-	lastSeen *engine.ProviderTransaction // for late answers of another lookup
+	enginetest.Provider // its functions are the methods below
+	clock               *clock.Mock
+	rng                 *rand.Rand
+	on                  bool // faults enabled
+	payments            map[string]*engine.ProviderTransaction
+	visible             map[string]time.Time // when a payment shows in lookups
+	payouts             map[string]*simPayout
+	lastSeen            *engine.ProviderTransaction // for late answers of another lookup
 	// crash, when set, is called once, after the next provider call has
 	// had its effect: the process dies with the answer in flight.
 	crash func()
@@ -310,13 +312,13 @@ func (p *simProvider) dieIfAsked() bool {
 
 var errProviderTimeout = fmt.Errorf("provider: %w", context.DeadlineExceeded)
 
-func (p *simProvider) StartCheckout(context.Context, engine.CheckoutRequest) (*engine.Checkout, error) {
+func (p *simProvider) startCheckout(context.Context, engine.CheckoutRequest) (*engine.Checkout, error) {
 	return nil, engine.ErrMethodUnavailable // the simulation uses instructions deposits only
 }
 
-func (p *simProvider) CheckPayoutMethod(context.Context, string) error { return nil }
+func (p *simProvider) checkPayoutMethod(context.Context, string) error { return nil }
 
-func (p *simProvider) LookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
+func (p *simProvider) lookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
 	defer p.stallIfAsked()
 	if ctx.Err() != nil { // a dead process asks nothing
 		return nil, ctx.Err()
@@ -343,7 +345,7 @@ func (p *simProvider) LookupTransaction(ctx context.Context, req engine.LookupRe
 	return &c, nil
 }
 
-func (p *simProvider) SendPayout(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+func (p *simProvider) sendPayout(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
 	defer p.stallIfAsked()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -377,7 +379,7 @@ func (p *simProvider) SendPayout(ctx context.Context, req engine.PayoutRequest) 
 	return p.current(po), nil
 }
 
-func (p *simProvider) GetPayout(ctx context.Context, key string) (*engine.Payout, error) {
+func (p *simProvider) getPayout(ctx context.Context, key string) (*engine.Payout, error) {
 	defer p.stallIfAsked()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -473,6 +475,9 @@ func newSimulation(t *testing.T, seed uint64) *simulation {
 		clock: s.clock, rng: rand.New(rand.NewPCG(seed, 3)),
 		payments: map[string]*engine.ProviderTransaction{}, visible: map[string]time.Time{}, payouts: map[string]*simPayout{},
 	}
+	sp := s.provider
+	sp.StartCheckoutFunc, sp.LookupTransactionFunc, sp.CheckPayoutMethodFunc = sp.startCheckout, sp.lookupTransaction, sp.checkPayoutMethod
+	sp.SendPayoutFunc, sp.GetPayoutFunc = sp.sendPayout, sp.getPayout
 	if s.keyring, err = engine.NewKeyring(make([]byte, engine.MasterKeySize)); err != nil {
 		t.Fatal(err)
 	}

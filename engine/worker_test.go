@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/engine/enginetest"
 )
 
 // gatedProvider holds each lookup until the test releases it, and says
@@ -28,7 +29,7 @@ func (p *gatedProvider) gate(txID string) chan struct{} {
 	return p.gates[txID]
 }
 
-func (p *gatedProvider) LookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
+func (p *gatedProvider) lookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
 	p.started <- req.TransactionID
 	select {
 	case <-p.gate(req.TransactionID):
@@ -38,6 +39,13 @@ func (p *gatedProvider) LookupTransaction(ctx context.Context, req engine.Lookup
 	return p.fakeProvider.LookupTransaction(ctx, req)
 }
 
+// provider is the fake's Provider with the gated lookup.
+func (p *gatedProvider) provider() *enginetest.Provider {
+	q := p.fakeProvider.Provider
+	q.LookupTransactionFunc = p.lookupTransaction
+	return &q
+}
+
 // TestRunChecksAttemptsContinuously: Run keeps WorkerConcurrency attempts
 // being checked, and starts the next one as soon as one finishes, not when
 // a whole claimed batch (ClaimBatch) has.
@@ -45,7 +53,7 @@ func TestRunChecksAttemptsContinuously(t *testing.T) {
 	f := newFixtureOn(t, "sqlite")
 	p := &gatedProvider{fakeProvider: f.provider, started: make(chan string, 16), gates: map[string]chan struct{}{}}
 	eng, err := engine.New(engine.Config{
-		Store: f.store, Provider: p, Clock: f.clock, Keyring: f.keyring, WorkerConcurrency: 3, ClaimBatch: 3,
+		Store: f.store, Provider: p.provider(), Clock: f.clock, Keyring: f.keyring, WorkerConcurrency: 3, ClaimBatch: 3,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func TestAdminLedgerVerify(t *testing.T) {
 					}
 				}
 			}
-			runAdmin(t, db, "init")
+			runAdmin(t, db, "init") // admin commands never create a database
 			org := str(runAdmin(t, db, "org", "create", "--name", "Shop"), "organization_id")
 			other := str(runAdmin(t, db, "org", "create", "--name", "Other"), "organization_id")
 			runAdmin(t, db, "balance", "adjust", "--org", org, "--amount", "1250.50", "--reason", "opening float")

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,54 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benbjohnson/clock"
-
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/storage/sqlite"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 	"github.com/payd-engine/payd/transport/client"
 )
-
-// liveServer is a reference server on the wall clock with its background
-// workers running, as `payd serve` runs: what a browser needs, since pages
-// refresh on their own while verification runs.
-type liveServer struct {
-	app *app
-	srv *httptest.Server
-}
-
-func startLiveServer(t *testing.T) *liveServer {
-	t.Helper()
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	master := make([]byte, engine.MasterKeySize)
-	rand.Read(master)
-	keyring, err := engine.NewKeyring(master)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls := &liveServer{}
-	ls.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ls.app.handler.ServeHTTP(w, r)
-	}))
-	if ls.app, err = newApp(appConfig{
-		store: store, keyring: keyring, publicURL: ls.srv.URL, apiPrefix: "/api", clock: clock.New(),
-		logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = ls.app.engine.Run(ctx) }()
-	t.Cleanup(func() {
-		ls.srv.Close()
-		cancel()
-		<-done
-		store.Close()
-	})
-	return ls
-}
 
 // merchantReturns is a merchant's return page that records each arrival's
 // query.
@@ -146,14 +100,14 @@ func TestBrowserCheckout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
-	ls := startLiveServer(t)
+	ls := paydtest.MustRunMain(t) // the wall clock and the workers, as payd serve runs: pages refresh while verification runs
 	shop := newMerchantReturns(t)
 	ctx := context.Background()
-	creds, err := ls.app.engine.CreateOrganization(ctx, engine.OrganizationSettings{Name: ptr("Browser Shop"), H2HEnabled: ptr(true)})
+	creds, err := ls.Engine.CreateOrganization(ctx, engine.OrganizationSettings{Name: ptr("Browser Shop"), H2HEnabled: ptr(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := client.New(ls.srv.URL+"/api", creds.APIKey.APIKey, creds.APIKey.SigningSecret)
+	api := client.New(ls.URL+"/api", creds.APIKey.APIKey, creds.APIKey.SigningSecret)
 	b := startBrowser(t, chromium, driver)
 	shots := t.TempDir()
 
@@ -208,7 +162,7 @@ func TestBrowserCheckout(t *testing.T) {
 
 	t.Run("instructions deposit with a QR code, in Bangla", func(t *testing.T) {
 		b.t = t
-		_, err := ls.app.engine.AddWallet(ctx, engine.AddWalletParams{
+		_, err := ls.Engine.AddWallet(ctx, engine.AddWalletParams{
 			OrganizationID: creds.Organization.ID, Channel: "bkash", Operation: "cash_out",
 			Phone: "01711000001", Name: "Agent Rahim", QRPayload: "bkash://cashout?agent=01711000001",
 		})
@@ -222,11 +176,11 @@ func TestBrowserCheckout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := ls.app.engine.GetDeposit(ctx, creds.Organization.ID, dep.ID)
+		d, err := ls.Engine.GetDeposit(ctx, creds.Organization.ID, dep.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.open(ls.srv.URL + "/checkout/" + d.CheckoutToken)
+		b.open(ls.URL + "/checkout/" + d.CheckoutToken)
 		if got := b.text("#recipient"); got != "01711000001" {
 			t.Fatalf("recipient shown: %q", got)
 		}

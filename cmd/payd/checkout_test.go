@@ -72,7 +72,7 @@ func (p page) mustContain(t *testing.T, what ...string) {
 // checkoutToken is the hosted checkout token of a deposit.
 func (h *harness) checkoutToken(org *testOrg, id string) string {
 	h.t.Helper()
-	d, err := h.app.engine.GetDeposit(context.Background(), org.id, id)
+	d, err := h.Engine.GetDeposit(context.Background(), org.ID, id)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -84,17 +84,17 @@ func (h *harness) checkoutToken(org *testOrg, id string) string {
 // languages, and each refusal of a transaction ID in the contract's terms.
 func TestCheckoutInstructionsPage(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	w, err := h.app.engine.AddWallet(context.Background(), engine.AddWalletParams{
-		OrganizationID: org.id, Channel: "bkash", Operation: "cash_out", Phone: "01811111111", Name: "Agent <Rahim>",
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	w, err := h.Engine.AddWallet(context.Background(), engine.AddWalletParams{
+		OrganizationID: org.ID, Channel: "bkash", Operation: "cash_out", Phone: "01811111111", Name: "Agent <Rahim>",
 		QRPayload: "00020101021126",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dep := h.createH2H(org, h2h(kv{"merchant_id", `"p1"`}, kv{"redirect_url", `"https://shop.example/return?order=7#top"`}))
-	id := str(dep.json, "id")
-	base := h.srv.URL + "/checkout/" + h.checkoutToken(org, id)
+	dep := h.CreateH2H(org, h2h(kv{"merchant_id", `"p1"`}, kv{"redirect_url", `"https://shop.example/return?order=7#top"`}))
+	id := str(dep.JSON, "id")
+	base := h.URL + "/checkout/" + h.checkoutToken(org, id)
 	verify := func(txID string) page {
 		t.Helper()
 		return checkoutPost(t, base+"/verify?lang=en", url.Values{"transaction_id": {txID}})
@@ -102,8 +102,8 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 	pay := func(txID, amount string) {
 		t.Helper()
 		res := h.sandboxPay(org, `{"channel":"bkash","transaction_id":"`+txID+`","payer_phone":"01712345678","recipient_phone":"`+w.Phone+`","amount":"`+amount+`","status":"completed","type":"cash_out"}`)
-		if res.status != http.StatusCreated {
-			t.Fatalf("sandbox payment: %d %s", res.status, res.body)
+		if res.Status != http.StatusCreated {
+			t.Fatalf("sandbox payment: %d %s", res.Status, res.Body)
 		}
 	}
 
@@ -166,8 +166,8 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 		checkoutGet(t, base, "").mustContain(t, "could not be verified: the amount paid is not exactly the amount due", "2 of 3 attempts left")
 	})
 	t.Run("transaction_id_used", func(t *testing.T) {
-		other := h.createH2H(org, h2h(kv{"merchant_id", `"p2"`}))
-		otherBase := h.srv.URL + "/checkout/" + h.checkoutToken(org, str(other.json, "id"))
+		other := h.CreateH2H(org, h2h(kv{"merchant_id", `"p2"`}))
+		otherBase := h.URL + "/checkout/" + h.checkoutToken(org, str(other.JSON, "id"))
 		p := checkoutPost(t, otherBase+"/verify", url.Values{"transaction_id": {"TXONE"}})
 		if p.status != http.StatusConflict {
 			t.Fatalf("status %d", p.status)
@@ -192,9 +192,9 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 		p.mustContain(t, "All 3 attempts for this payment have been used", "<code>attempt_limit_reached</code>")
 	})
 	t.Run("deposit_terminal", func(t *testing.T) {
-		late := h.createH2H(org, h2h(kv{"merchant_id", `"p3"`}))
-		lateBase := h.srv.URL + "/checkout/" + h.checkoutToken(org, str(late.json, "id"))
-		h.clock.Add(15 * time.Minute)
+		late := h.CreateH2H(org, h2h(kv{"merchant_id", `"p3"`}))
+		lateBase := h.URL + "/checkout/" + h.checkoutToken(org, str(late.JSON, "id"))
+		h.Clock.Add(15 * time.Minute)
 		p := checkoutPost(t, lateBase+"/verify", url.Values{"transaction_id": {"TXLATE"}})
 		if p.status != http.StatusConflict {
 			t.Fatalf("status %d", p.status)
@@ -207,12 +207,12 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 		checkoutGet(t, lateBase, "").mustContain(t, "This checkout has expired.", "status=expired")
 	})
 	t.Run("unknown token", func(t *testing.T) {
-		p := checkoutGet(t, h.srv.URL+"/checkout/nope", "")
+		p := checkoutGet(t, h.URL+"/checkout/nope", "")
 		if p.status != http.StatusNotFound || !strings.HasPrefix(p.header.Get("Content-Type"), "text/html") {
 			t.Fatalf("status %d %s", p.status, p.header.Get("Content-Type"))
 		}
 		p.mustContain(t, "Checkout not found")
-		if p := checkoutPost(t, h.srv.URL+"/checkout/nope/verify", url.Values{"transaction_id": {"TXX"}}); p.status != http.StatusNotFound {
+		if p := checkoutPost(t, h.URL+"/checkout/nope/verify", url.Values{"transaction_id": {"TXX"}}); p.status != http.StatusNotFound {
 			t.Fatalf("verify on an unknown token: %d", p.status)
 		}
 	})
@@ -223,11 +223,11 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 // deposit's recipient and its ID is put in the form for the payer to submit.
 func TestCheckoutSandboxInstructions(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	h.addWallet(org, "nagad", "make_payment", "01911111111", "Shop counter")
-	dep := h.createH2H(org, h2h(kv{"merchant_id", `"s1"`}, kv{"payment_method", `"nagad_merchant"`}))
-	id := str(dep.json, "id")
-	base := h.srv.URL + "/checkout/" + h.checkoutToken(org, id)
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.AddWallet(org, "nagad", "make_payment", "01911111111", "Shop counter")
+	dep := h.CreateH2H(org, h2h(kv{"merchant_id", `"s1"`}, kv{"payment_method", `"nagad_merchant"`}))
+	id := str(dep.JSON, "id")
+	base := h.URL + "/checkout/" + h.checkoutToken(org, id)
 
 	p := checkoutPost(t, base+"/pay?lang=en", url.Values{"payer_phone": {"01712345678"}, "amount": {"500.00"}, "outcome": {"completed"}})
 	loc := p.header.Get("Location")
@@ -235,19 +235,19 @@ func TestCheckoutSandboxInstructions(t *testing.T) {
 		t.Fatalf("pay: %d %q", p.status, loc)
 	}
 	txID := regexp.MustCompile(`txid=(SBX[A-Z0-9]+)`).FindStringSubmatch(loc)[1]
-	checkoutGet(t, h.srv.URL+loc, "").mustContain(t, "Sandbox payment recorded", `value="`+txID+`"`, "Nagad", "Make Payment")
+	checkoutGet(t, h.URL+loc, "").mustContain(t, "Sandbox payment recorded", `value="`+txID+`"`, "Nagad", "Make Payment")
 	if p := checkoutPost(t, base+"/verify", url.Values{"transaction_id": {txID}}); p.status != http.StatusSeeOther {
 		t.Fatalf("verify: %d %s", p.status, p.body)
 	}
 	h.work()
-	res := h.getDeposit(org, id, true)
-	assertJSONField(t, res.body, "status", `"succeeded"`)
-	assertJSONField(t, res.body, "provider_transaction_id", `"`+txID+`"`)
+	res := h.GetDeposit(org, id, true)
+	assertJSONField(t, res.Body, "status", `"succeeded"`)
+	assertJSONField(t, res.Body, "provider_transaction_id", `"`+txID+`"`)
 	checkoutGet(t, base, "").mustContain(t, "Payment received", "Transaction ID: "+txID, "status=succeeded")
 
 	// A payment from another phone than the deposit's payer fails.
-	dep2 := h.createH2H(org, h2h(kv{"merchant_id", `"s2"`}, kv{"payment_method", `"nagad_merchant"`}))
-	base2 := h.srv.URL + "/checkout/" + h.checkoutToken(org, str(dep2.json, "id"))
+	dep2 := h.CreateH2H(org, h2h(kv{"merchant_id", `"s2"`}, kv{"payment_method", `"nagad_merchant"`}))
+	base2 := h.URL + "/checkout/" + h.checkoutToken(org, str(dep2.JSON, "id"))
 	loc = checkoutPost(t, base2+"/pay", url.Values{"payer_phone": {"01999999999"}}).header.Get("Location")
 	txID = regexp.MustCompile(`txid=(SBX[A-Z0-9]+)`).FindStringSubmatch(loc)[1]
 	checkoutPost(t, base2+"/verify", url.Values{"transaction_id": {txID}})

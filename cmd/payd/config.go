@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"regexp"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
@@ -42,34 +44,103 @@ func env(name, def string) string {
 	return def
 }
 
-// envBool reads a boolean variable; unset or unparsable is false.
-func envBool(name string) bool {
-	v, _ := strconv.ParseBool(os.Getenv(name))
-	return v
+// envLookup is a variable's value; an empty one counts as unset.
+func envLookup(name string) (string, bool) {
+	v := os.Getenv(name)
+	return v, v != ""
 }
 
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
+// envError is a variable's value that payd cannot use, with what is wrong.
+func envError(name, value, problem string) error {
+	return fmt.Errorf("%s=%q: %s", name, value, problem)
 }
 
-func envFloat(name string, def float64) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
-		return v
+// envBool reads a boolean variable; unset is false.
+func envBool(name string) (bool, error) {
+	v, ok := envLookup(name)
+	if !ok {
+		return false, nil
 	}
-	return def
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, envError(name, v, "not true or false")
+	}
+	return b, nil
 }
 
-func envDuration(name string, def time.Duration) time.Duration {
-	if v, ok := os.LookupEnv(name); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			return d
-		}
+func envInt(name string, def int) (int, error) {
+	v, ok := envLookup(name)
+	if !ok {
+		return def, nil
 	}
-	return def
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return def, envError(name, v, "not a whole number")
+	}
+	return n, nil
 }
+
+func envFloat(name string, def float64) (float64, error) {
+	v, ok := envLookup(name)
+	if !ok {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return def, envError(name, v, "not a number")
+	}
+	return f, nil
+}
+
+func envDuration(name string, def time.Duration) (time.Duration, error) {
+	v, ok := envLookup(name)
+	if !ok {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return def, envError(name, v, "not a duration such as 90s or 5m")
+	}
+	return d, nil
+}
+
+// envDefaults reads the flag defaults of a command from PAYD_* variables,
+// keeping the errors of the values it cannot parse for err: a bad value
+// stops the command instead of falling back on the default in silence.
+type envDefaults struct{ errs []error }
+
+func (e *envDefaults) keep(err error) {
+	if err != nil {
+		e.errs = append(e.errs, err)
+	}
+}
+
+func (e *envDefaults) bool(name string) bool {
+	b, err := envBool(name)
+	e.keep(err)
+	return b
+}
+
+func (e *envDefaults) int(name string, def int) int {
+	n, err := envInt(name, def)
+	e.keep(err)
+	return n
+}
+
+func (e *envDefaults) float(name string, def float64) float64 {
+	f, err := envFloat(name, def)
+	e.keep(err)
+	return f
+}
+
+func (e *envDefaults) duration(name string, def time.Duration) time.Duration {
+	d, err := envDuration(name, def)
+	e.keep(err)
+	return d
+}
+
+// err is every bad value read, or nil.
+func (e *envDefaults) err() error { return errors.Join(e.errs...) }
 
 func isPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
@@ -78,8 +149,8 @@ func isPostgres(dsn string) bool {
 // openStore opens the database a DSN names and applies its migrations: a
 // postgres:// URL selects Postgres, anything else is a SQLite file path.
 // Its error holds none of the DSN's passwords.
-func openStore(ctx context.Context, dsn string) (paydStore, error) {
-	var store paydStore
+func openStore(ctx context.Context, dsn string) (paydserver.Store, error) {
+	var store paydserver.Store
 	var err error
 	if isPostgres(dsn) {
 		store, err = postgres.Open(ctx, dsn)

@@ -26,6 +26,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/transport/signing"
 )
@@ -34,7 +35,7 @@ import (
 // a soak is e.g. go test ./cmd/payd -run TestCrashSafety -crash.kills=200.
 var (
 	crashSeed  = flag.Uint64("crash.seed", 0, "seed of TestCrashSafety's kill moments and load mix; 0 picks one (printed)")
-	crashKills = flag.Int("crash.kills", envInt("PAYD_CRASH_KILLS", 10), "SIGKILLs per store in TestCrashSafety (env PAYD_CRASH_KILLS)")
+	crashKills = flag.Int("crash.kills", crashKillsDefault(), "SIGKILLs per store in TestCrashSafety (env PAYD_CRASH_KILLS)")
 )
 
 // instanceStdout adds what an instance writes to stdout to its log.
@@ -425,7 +426,7 @@ type crashRows struct {
 	sums     map[string]decimal.Decimal
 }
 
-func readCrashRows(t *testing.T, store paydStore, orgID string) crashRows {
+func readCrashRows(t *testing.T, store paydserver.Store, orgID string) crashRows {
 	t.Helper()
 	var r crashRows
 	err := store.ReadTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
@@ -447,7 +448,7 @@ func readCrashRows(t *testing.T, store paydStore, orgID string) crashRows {
 
 // crashQuiescent reports whether every deposit and withdrawal is settled
 // and every event was delivered.
-func crashQuiescent(t *testing.T, store paydStore, orgID string, l *crashLedger, rcv *receiver) (bool, string) {
+func crashQuiescent(t *testing.T, store paydserver.Store, orgID string, l *crashLedger, rcv *receiver) (bool, string) {
 	t.Helper()
 	r := readCrashRows(t, store, orgID)
 	kinds := map[string]int{}
@@ -471,7 +472,7 @@ func crashQuiescent(t *testing.T, store paydStore, orgID string, l *crashLedger,
 }
 
 // crashCheck checks every promise against the database.
-func crashCheck(t *testing.T, store paydStore, db, orgID string, l *crashLedger, rcv *receiver) {
+func crashCheck(t *testing.T, store paydserver.Store, db, orgID string, l *crashLedger, rcv *receiver) {
 	t.Helper()
 	ctx := context.Background()
 	r := readCrashRows(t, store, orgID)
@@ -654,4 +655,13 @@ func storeKind(db string) string {
 		return "postgres"
 	}
 	return "sqlite"
+}
+
+// crashKillsDefault is PAYD_CRASH_KILLS, 10 when unset; a bad value panics.
+func crashKillsDefault() int {
+	n, err := envInt("PAYD_CRASH_KILLS", 10)
+	if err != nil {
+		panic(err)
+	}
+	return n
 }

@@ -8,11 +8,12 @@ import (
 	"os"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
 )
 
 // database is an open store with the master key checked against it.
 type database struct {
-	store   paydStore
+	store   paydserver.Store
 	keyring *engine.Keyring
 	// created is set when this command created the SQLite file.
 	created bool

@@ -15,17 +15,17 @@ import (
 
 func TestIdempotency(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
 
-	first := h.createH2H(org, h2h(kv{"merchant_id", `"order-1"`}, kv{"metadata", `{"a":1,"b":"x"}`}))
-	if first.status != http.StatusCreated {
-		t.Fatalf("create: %d %s", first.status, first.body)
+	first := h.CreateH2H(org, h2h(kv{"merchant_id", `"order-1"`}, kv{"metadata", `{"a":1,"b":"x"}`}))
+	if first.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", first.Status, first.Body)
 	}
-	id := str(first.json, "id")
-	redirectFirst := h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"order-r"`})})
-	if redirectFirst.status != http.StatusOK {
-		t.Fatalf("redirect create: %d %s", redirectFirst.status, redirectFirst.body)
+	id := str(first.JSON, "id")
+	redirectFirst := h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"order-r"`})})
+	if redirectFirst.Status != http.StatusOK {
+		t.Fatalf("redirect create: %d %s", redirectFirst.Status, redirectFirst.Body)
 	}
 
 	tests := []struct {
@@ -47,121 +47,121 @@ func TestIdempotency(t *testing.T) {
 		{"different metadata", h2h(kv{"merchant_id", `"order-1"`}, kv{"metadata", `{"a":1.0,"b":"x"}`}), true, 409, "merchant_id_conflict", ""},
 		{"metadata dropped", h2h(kv{"merchant_id", `"order-1"`}), true, 409, "merchant_id_conflict", ""},
 		{"different checkout_mode", redirect(kv{"merchant_id", `"order-1"`}, kv{"metadata", `{"a":1,"b":"x"}`}), false, 409, "merchant_id_conflict", ""},
-		{"identical redirect replay", redirect(kv{"merchant_id", `"order-r"`}), false, 200, "", str(redirectFirst.json, "id")},
+		{"identical redirect replay", redirect(kv{"merchant_id", `"order-r"`}), false, 200, "", str(redirectFirst.JSON, "id")},
 		{"redirect with different amount", redirect(kv{"merchant_id", `"order-r"`}, kv{"amount", `"600"`}), false, 409, "merchant_id_conflict", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := h.do(org, request{apiKey: org.apiKey, sign: tt.sign, body: tt.body})
-			if res.status != tt.wantStatus {
-				t.Fatalf("status %d, want %d: %s", res.status, tt.wantStatus, res.body)
+			res := h.Do(org, request{APIKey: org.APIKey, Sign: tt.sign, Body: tt.body})
+			if res.Status != tt.wantStatus {
+				t.Fatalf("status %d, want %d: %s", res.Status, tt.wantStatus, res.Body)
 			}
 			if tt.wantCode != "" {
-				if res.errorCode() != tt.wantCode || !strings.HasPrefix(res.errorMessage(), "merchant_id:") {
-					t.Fatalf("error %s", res.body)
+				if res.ErrorCode() != tt.wantCode || !strings.HasPrefix(res.ErrorMessage(), "merchant_id:") {
+					t.Fatalf("error %s", res.Body)
 				}
 				return
 			}
-			if got := str(res.json, "id"); got != tt.wantID {
+			if got := str(res.JSON, "id"); got != tt.wantID {
 				t.Fatalf("replay returned %s, want %s", got, tt.wantID)
 			}
 		})
 	}
 	// The same merchant_id in another organization is another deposit.
-	other := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	res := h.do(other, request{apiKey: other.apiKey, body: redirect(kv{"merchant_id", `"order-r"`})})
-	if res.status != 200 || str(res.json, "id") == str(redirectFirst.json, "id") {
-		t.Fatalf("other organization: %d %s", res.status, res.body)
+	other := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	res := h.Do(other, request{APIKey: other.APIKey, Body: redirect(kv{"merchant_id", `"order-r"`})})
+	if res.Status != 200 || str(res.JSON, "id") == str(redirectFirst.JSON, "id") {
+		t.Fatalf("other organization: %d %s", res.Status, res.Body)
 	}
 }
 
 func TestH2HDisplayInstructions(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent One")
-	h.addWallet(org, "bkash", "cash_out", "8801822222222", "")
-	h.addWallet(org, "nagad", "make_payment", "01933333333", "Nagad Shop")
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent One")
+	h.AddWallet(org, "bkash", "cash_out", "8801822222222", "")
+	h.AddWallet(org, "nagad", "make_payment", "01933333333", "Nagad Shop")
 	meta := `{"order":{"sku":"A-1","qty":2},"price":10.50,"big":12345678901234567890,"html":"<b>&</b>","u":"\u00e9"}`
 
-	res := h.createH2H(org, h2h(kv{"merchant_id", `"o1"`}, kv{"metadata", meta}, kv{"payer", `{"phone":"+8801712345678"}`}))
-	if res.status != http.StatusCreated {
-		t.Fatalf("create: %d %s", res.status, res.body)
+	res := h.CreateH2H(org, h2h(kv{"merchant_id", `"o1"`}, kv{"metadata", meta}, kv{"payer", `{"phone":"+8801712345678"}`}))
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
 	}
-	id := str(res.json, "id")
+	id := str(res.JSON, "id")
 	if !strings.HasPrefix(id, "dep_") {
 		t.Errorf("id %q lacks dep_", id)
 	}
-	if !strings.Contains(string(res.body), `"metadata":`+meta) {
-		t.Errorf("metadata not echoed byte for byte: %s", res.body)
+	if !strings.Contains(string(res.Body), `"metadata":`+meta) {
+		t.Errorf("metadata not echoed byte for byte: %s", res.Body)
 	}
 	want := fmt.Sprintf(`{"type":"display_instructions","channel":"bkash","operation":"cash_out",`+
 		`"recipient":{"type":"phone","value":"01811111111","name":"Agent One"},"qr_payload":null,`+
 		`"amount":"500.00","currency":"BDT",`+
 		`"verification":{"endpoint":"/api/v1/deposits/%s/verify","required_fields":["provider_transaction_id"]}}`, id)
-	assertJSONField(t, res.body, "next_action", want)
-	assertJSONField(t, res.body, "verification", `{"state":"awaiting_reference","attempts_used":0,"attempts_remaining":3,"failure_code":null}`)
-	assertJSONField(t, res.body, "amount", `"500.00"`)
-	assertJSONField(t, res.body, "status", `"pending"`)
-	assertJSONField(t, res.body, "checkout_mode", `"h2h"`)
-	assertJSONField(t, res.body, "provider_transaction_id", `null`)
-	assertJSONField(t, res.body, "expires_at", `"2026-11-21T10:15:00Z"`)
-	assertKeys(t, res.body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "checkout_mode", "expires_at", "next_action", "verification", "provider_transaction_id")
+	assertJSONField(t, res.Body, "next_action", want)
+	assertJSONField(t, res.Body, "verification", `{"state":"awaiting_reference","attempts_used":0,"attempts_remaining":3,"failure_code":null}`)
+	assertJSONField(t, res.Body, "amount", `"500.00"`)
+	assertJSONField(t, res.Body, "status", `"pending"`)
+	assertJSONField(t, res.Body, "checkout_mode", `"h2h"`)
+	assertJSONField(t, res.Body, "provider_transaction_id", `null`)
+	assertJSONField(t, res.Body, "expires_at", `"2026-11-21T10:15:00Z"`)
+	assertKeys(t, res.Body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "checkout_mode", "expires_at", "next_action", "verification", "provider_transaction_id")
 
 	// The recipient rotates to the least recently used wallet, and a null
 	// name stays null.
-	res2 := h.createH2H(org, h2h(kv{"merchant_id", `"o2"`}))
-	assertJSONField(t, res2.body, "next_action.recipient", `{"type":"phone","value":"01822222222","name":null}`)
-	res3 := h.createH2H(org, h2h(kv{"merchant_id", `"o3"`}))
-	assertJSONField(t, res3.body, "next_action.recipient.value", `"01811111111"`)
+	res2 := h.CreateH2H(org, h2h(kv{"merchant_id", `"o2"`}))
+	assertJSONField(t, res2.Body, "next_action.recipient", `{"type":"phone","value":"01822222222","name":null}`)
+	res3 := h.CreateH2H(org, h2h(kv{"merchant_id", `"o3"`}))
+	assertJSONField(t, res3.Body, "next_action.recipient.value", `"01811111111"`)
 
-	nagad := h.createH2H(org, h2h(kv{"merchant_id", `"o4"`}, kv{"payment_method", `"nagad_merchant"`}))
-	assertJSONField(t, nagad.body, "next_action.channel", `"nagad"`)
-	assertJSONField(t, nagad.body, "next_action.operation", `"make_payment"`)
+	nagad := h.CreateH2H(org, h2h(kv{"merchant_id", `"o4"`}, kv{"payment_method", `"nagad_merchant"`}))
+	assertJSONField(t, nagad.Body, "next_action.channel", `"nagad"`)
+	assertJSONField(t, nagad.Body, "next_action.operation", `"make_payment"`)
 
 	// GET of an H2H deposit needs the signature, and shows the same thing.
-	if res := h.getDeposit(org, id, false); res.status != 401 || res.errorMessage() != "missing_signature" {
-		t.Fatalf("unsigned GET: %d %s", res.status, res.body)
+	if res := h.GetDeposit(org, id, false); res.Status != 401 || res.ErrorMessage() != "missing_signature" {
+		t.Fatalf("unsigned GET: %d %s", res.Status, res.Body)
 	}
-	got := h.getDeposit(org, id, true)
-	if got.status != 200 || string(got.body) != string(res.body) {
-		t.Fatalf("GET differs from create:\n%s\n%s", got.body, res.body)
+	got := h.GetDeposit(org, id, true)
+	if got.Status != 200 || string(got.Body) != string(res.Body) {
+		t.Fatalf("GET differs from create:\n%s\n%s", got.Body, res.Body)
 	}
 	// The recipient is fixed at creation: disabling the wallet changes nothing.
-	wallets, _ := h.app.engine.ListWallets(context.Background(), org.id)
+	wallets, _ := h.Engine.ListWallets(context.Background(), org.ID)
 	for _, w := range wallets {
-		h.app.engine.SetWalletEnabled(context.Background(), org.id, w.ID, false)
+		h.Engine.SetWalletEnabled(context.Background(), org.ID, w.ID, false)
 	}
-	if again := h.getDeposit(org, id, true); string(again.body) != string(res.body) {
-		t.Fatalf("deposit changed after its wallet was disabled: %s", again.body)
+	if again := h.GetDeposit(org, id, true); string(again.Body) != string(res.Body) {
+		t.Fatalf("deposit changed after its wallet was disabled: %s", again.Body)
 	}
-	if res := h.createH2H(org, h2h(kv{"merchant_id", `"o5"`})); res.status != 503 || res.errorCode() != "method_unavailable" {
-		t.Fatalf("all wallets disabled: %d %s", res.status, res.body)
+	if res := h.CreateH2H(org, h2h(kv{"merchant_id", `"o5"`})); res.Status != 503 || res.ErrorCode() != "method_unavailable" {
+		t.Fatalf("all wallets disabled: %d %s", res.Status, res.Body)
 	}
 
 	// Past expires_at there is nothing to act on.
-	h.clock.Add(15 * time.Minute)
-	expired := h.getDeposit(org, id, true)
-	assertJSONField(t, expired.body, "next_action", `null`)
+	h.Clock.Add(15 * time.Minute)
+	expired := h.GetDeposit(org, id, true)
+	assertJSONField(t, expired.Body, "next_action", `null`)
 }
 
 func TestWalletLimits(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	ctx := context.Background()
-	small, err := h.app.engine.AddWallet(ctx, engine.AddWalletParams{OrganizationID: org.id, Channel: "bkash", Operation: "cash_out", Phone: "01811111111", MaxAmount: "1000"})
+	small, err := h.Engine.AddWallet(ctx, engine.AddWalletParams{OrganizationID: org.ID, Channel: "bkash", Operation: "cash_out", Phone: "01811111111", MaxAmount: "1000"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.engine.AddWallet(ctx, engine.AddWalletParams{OrganizationID: org.id, Channel: "bkash", Operation: "cash_out", Phone: "01822222222", MinAmount: "2000", DailyLimit: "5000"}); err != nil {
+	if _, err := h.Engine.AddWallet(ctx, engine.AddWalletParams{OrganizationID: org.ID, Channel: "bkash", Operation: "cash_out", Phone: "01822222222", MinAmount: "2000", DailyLimit: "5000"}); err != nil {
 		t.Fatal(err)
 	}
 	recipient := func(mid, amount string) (int, string) {
-		res := h.createH2H(org, h2h(kv{"merchant_id", `"` + mid + `"`}, kv{"amount", `"` + amount + `"`}))
+		res := h.CreateH2H(org, h2h(kv{"merchant_id", `"` + mid + `"`}, kv{"amount", `"` + amount + `"`}))
 		var v struct {
 			NextAction struct{ Recipient struct{ Value string } } `json:"next_action"`
 		}
-		json.Unmarshal(res.body, &v)
-		return res.status, v.NextAction.Recipient.Value
+		json.Unmarshal(res.Body, &v)
+		return res.Status, v.NextAction.Recipient.Value
 	}
 	if _, r := recipient("a", "500"); r != small.Phone {
 		t.Errorf("500 went to %s, want the wallet capped at 1000", r)
@@ -177,7 +177,7 @@ func TestWalletLimits(t *testing.T) {
 		t.Errorf("over the daily limit: status %d, want 503", status)
 	}
 	// The next Dhaka day (UTC+6 midnight is 18:00 UTC) frees the limit.
-	h.clock.Set(time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC))
+	h.Clock.Set(time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC))
 	if _, r := recipient("e", "2500"); r != "01822222222" {
 		t.Errorf("next day 2500 went to %q", r)
 	}
@@ -185,25 +185,25 @@ func TestWalletLimits(t *testing.T) {
 
 func TestRedirectDeposits(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), RedirectWindow: ptr(10 * time.Minute)})
-	res := h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"r1"`}, kv{"metadata", `{"x":[1,2.50]}`})})
-	if res.status != 200 {
-		t.Fatalf("create: %d %s", res.status, res.body)
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), RedirectWindow: ptr(10 * time.Minute)})
+	res := h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"r1"`}, kv{"metadata", `{"x":[1,2.50]}`})})
+	if res.Status != 200 {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
 	}
-	assertKeys(t, res.body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "redirect_url")
-	checkout := str(res.json, "redirect_url")
-	if !strings.HasPrefix(checkout, h.srv.URL+"/checkout/") || len(checkout) < len(h.srv.URL)+40 {
+	assertKeys(t, res.Body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "redirect_url")
+	checkout := str(res.JSON, "redirect_url")
+	if !strings.HasPrefix(checkout, h.URL+"/checkout/") || len(checkout) < len(h.URL)+40 {
 		t.Fatalf("redirect_url %q is not an unguessable hosted checkout URL", checkout)
 	}
-	id := str(res.json, "id")
+	id := str(res.JSON, "id")
 	// A redirect deposit is read with the bearer key alone.
-	got := h.getDeposit(org, id, false)
-	if got.status != 200 {
-		t.Fatalf("GET: %d %s", got.status, got.body)
+	got := h.GetDeposit(org, id, false)
+	if got.Status != 200 {
+		t.Fatalf("GET: %d %s", got.Status, got.Body)
 	}
-	assertKeys(t, got.body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "redirect_url", "bank_transaction_id")
-	assertJSONField(t, got.body, "bank_transaction_id", `null`)
-	assertJSONField(t, got.body, "metadata", `{"x":[1,2.50]}`)
+	assertKeys(t, got.Body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "redirect_url", "bank_transaction_id")
+	assertJSONField(t, got.Body, "bank_transaction_id", `null`)
+	assertJSONField(t, got.Body, "metadata", `{"x":[1,2.50]}`)
 
 	page, err := http.Get(checkout)
 	if err != nil {
@@ -213,69 +213,69 @@ func TestRedirectDeposits(t *testing.T) {
 	if page.StatusCode != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("checkout page: %d %s", page.StatusCode, page.Header.Get("Content-Type"))
 	}
-	if res, _ := http.Get(h.srv.URL + "/checkout/not-a-token"); res.StatusCode != 404 {
+	if res, _ := http.Get(h.URL + "/checkout/not-a-token"); res.StatusCode != 404 {
 		t.Fatalf("unknown checkout token: %d", res.StatusCode)
 	}
 
 	// An H2H bkash deposit is a redirect action with the redirect window.
-	h2hRes := h.createH2H(org, h2h(kv{"merchant_id", `"r2"`}, kv{"payment_method", `"bkash"`}))
-	if h2hRes.status != 201 {
-		t.Fatalf("h2h bkash: %d %s", h2hRes.status, h2hRes.body)
+	h2hRes := h.CreateH2H(org, h2h(kv{"merchant_id", `"r2"`}, kv{"payment_method", `"bkash"`}))
+	if h2hRes.Status != 201 {
+		t.Fatalf("h2h bkash: %d %s", h2hRes.Status, h2hRes.Body)
 	}
-	assertJSONField(t, h2hRes.body, "next_action.type", `"redirect"`)
-	if u := str(h2hRes.json, "next_action", "url"); !strings.HasPrefix(u, h.srv.URL+"/checkout/") {
+	assertJSONField(t, h2hRes.Body, "next_action.type", `"redirect"`)
+	if u := str(h2hRes.JSON, "next_action", "url"); !strings.HasPrefix(u, h.URL+"/checkout/") {
 		t.Fatalf("next_action.url %q", u)
 	}
-	assertJSONField(t, h2hRes.body, "verification", `{"state":"processing","attempts_used":0,"attempts_remaining":0,"failure_code":null}`)
-	assertJSONField(t, h2hRes.body, "expires_at", `"2026-11-21T10:10:00Z"`)
+	assertJSONField(t, h2hRes.Body, "verification", `{"state":"processing","attempts_used":0,"attempts_remaining":0,"failure_code":null}`)
+	assertJSONField(t, h2hRes.Body, "expires_at", `"2026-11-21T10:10:00Z"`)
 
-	h.clock.Add(10 * time.Minute)
-	assertJSONField(t, h.getDeposit(org, id, false).body, "redirect_url", `null`)
+	h.Clock.Add(10 * time.Minute)
+	assertJSONField(t, h.GetDeposit(org, id, false).Body, "redirect_url", `null`)
 }
 
 func TestSigningSecretRotation(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
-	old := org.secret
-	fresh, err := h.app.engine.RotateSigningSecret(context.Background(), org.keyID)
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	old := org.Secret
+	fresh, err := h.Engine.RotateSigningSecret(context.Background(), org.KeyID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	create := func(mid, secret string) *response {
-		return h.do(org, request{apiKey: org.apiKey, sign: true, secret: secret, body: h2h(kv{"merchant_id", `"` + mid + `"`})})
+		return h.Do(org, request{APIKey: org.APIKey, Sign: true, Secret: secret, Body: h2h(kv{"merchant_id", `"` + mid + `"`})})
 	}
-	if res := create("a", fresh); res.status != 201 {
-		t.Fatalf("new secret: %d %s", res.status, res.body)
+	if res := create("a", fresh); res.Status != 201 {
+		t.Fatalf("new secret: %d %s", res.Status, res.Body)
 	}
-	h.clock.Add(24*time.Hour - time.Second)
-	if res := create("b", old); res.status != 201 {
-		t.Fatalf("previous secret within 24h: %d %s", res.status, res.body)
+	h.Clock.Add(24*time.Hour - time.Second)
+	if res := create("b", old); res.Status != 201 {
+		t.Fatalf("previous secret within 24h: %d %s", res.Status, res.Body)
 	}
-	h.clock.Add(time.Second)
-	if res := create("c", old); res.status != 401 || res.errorMessage() != "invalid_signature" {
-		t.Fatalf("previous secret after 24h: %d %s", res.status, res.body)
+	h.Clock.Add(time.Second)
+	if res := create("c", old); res.Status != 401 || res.ErrorMessage() != "invalid_signature" {
+		t.Fatalf("previous secret after 24h: %d %s", res.Status, res.Body)
 	}
-	if res := create("d", fresh); res.status != 201 {
-		t.Fatalf("new secret after 24h: %d %s", res.status, res.body)
+	if res := create("d", fresh); res.Status != 201 {
+		t.Fatalf("new secret after 24h: %d %s", res.Status, res.Body)
 	}
 }
 
 func TestAPIKeyRotation(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{})
-	creds, err := h.app.engine.RotateAPIKey(context.Background(), org.keyID, time.Hour)
+	org := h.NewOrg(engine.OrganizationSettings{})
+	creds, err := h.Engine.RotateAPIKey(context.Background(), org.KeyID, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	get := func(key string) int {
-		return h.do(org, request{method: "GET", path: "/api/v1/deposits/dep_x", apiKey: key}).status
+		return h.Do(org, request{Method: "GET", Path: "/api/v1/deposits/dep_x", APIKey: key}).Status
 	}
-	if get(org.apiKey) != 404 || get(creds.APIKey) != 404 {
+	if get(org.APIKey) != 404 || get(creds.APIKey) != 404 {
 		t.Fatal("both keys should authenticate during the grace period")
 	}
-	h.clock.Add(time.Hour)
-	if get(org.apiKey) != 401 || get(creds.APIKey) != 404 {
+	h.Clock.Add(time.Hour)
+	if get(org.APIKey) != 401 || get(creds.APIKey) != 404 {
 		t.Fatal("the old key should stop after the grace period")
 	}
 }
@@ -284,8 +284,8 @@ func TestAPIKeyRotation(t *testing.T) {
 // a merchant_id but not the amount, all at once, over real HTTP and SQLite.
 func TestConcurrentCreates(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
 
 	run := func(bodies []string) []*response {
 		out := make([]*response, len(bodies))
@@ -294,7 +294,7 @@ func TestConcurrentCreates(t *testing.T) {
 		for i, b := range bodies {
 			wg.Go(func() {
 				<-startGun
-				out[i] = h.createH2H(org, b)
+				out[i] = h.CreateH2H(org, b)
 			})
 		}
 		close(startGun)
@@ -308,14 +308,14 @@ func TestConcurrentCreates(t *testing.T) {
 	}
 	ids, created := map[string]bool{}, 0
 	for _, res := range run(identical) {
-		switch res.status {
+		switch res.Status {
 		case 201:
 			created++
 		case 200:
 		default:
-			t.Fatalf("identical create: %d %s", res.status, res.body)
+			t.Fatalf("identical create: %d %s", res.Status, res.Body)
 		}
-		ids[str(res.json, "id")] = true
+		ids[str(res.JSON, "id")] = true
 	}
 	if created != 1 || len(ids) != 1 {
 		t.Fatalf("identical creates: %d created, %d distinct ids; want 1 and 1", created, len(ids))
@@ -329,20 +329,20 @@ func TestConcurrentCreates(t *testing.T) {
 	var winner string
 	for _, res := range run(differing) {
 		switch {
-		case res.status == 201:
+		case res.Status == 201:
 			created++
-			winner = str(res.json, "id")
-		case res.status == 409 && res.errorCode() == "merchant_id_conflict":
+			winner = str(res.JSON, "id")
+		case res.Status == 409 && res.ErrorCode() == "merchant_id_conflict":
 			conflicts++
 		default:
-			t.Fatalf("differing create: %d %s", res.status, res.body)
+			t.Fatalf("differing create: %d %s", res.Status, res.Body)
 		}
 	}
 	if created != 1 || conflicts != 49 {
 		t.Fatalf("differing creates: %d created, %d conflicts; want 1 and 49", created, conflicts)
 	}
-	if res := h.getDeposit(org, winner, true); res.status != 200 {
-		t.Fatalf("winner not readable: %d", res.status)
+	if res := h.GetDeposit(org, winner, true); res.Status != 200 {
+		t.Fatalf("winner not readable: %d", res.Status)
 	}
 }
 

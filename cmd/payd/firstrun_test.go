@@ -386,19 +386,19 @@ func TestServeLockAfterCrash(t *testing.T) {
 // the error envelope, with a hint that the API lives under the prefix.
 func TestNotFoundOutsidePrefix(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{})
+	org := h.NewOrg(engine.OrganizationSettings{})
 	for path, hint := range map[string]string{
 		"/v1/balance":  "the API is under /api (e.g. /api/v1/balance)",
 		"/v1/deposits": "the API is under /api (e.g. /api/v1/deposits)",
 		"/":            "the API is under /api (e.g. /api/v1/balance)",
 		"/favicon.ico": "the API is under /api",
 	} {
-		res := h.do(org, request{method: http.MethodGet, path: path, apiKey: org.apiKey})
-		if res.status != http.StatusNotFound || res.errorCode() != "not_found" || !strings.Contains(res.errorMessage(), hint) {
-			t.Errorf("GET %s: %d %s, want 404 not_found with %q", path, res.status, res.body, hint)
+		res := h.Do(org, request{Method: http.MethodGet, Path: path, APIKey: org.APIKey})
+		if res.Status != http.StatusNotFound || res.ErrorCode() != "not_found" || !strings.Contains(res.ErrorMessage(), hint) {
+			t.Errorf("GET %s: %d %s, want 404 not_found with %q", path, res.Status, res.Body, hint)
 		}
 	}
-	if res := h.do(org, request{method: http.MethodGet, path: "/api/v1/balance", apiKey: org.apiKey}); res.status != http.StatusOK {
-		t.Fatalf("the API itself: %d %s", res.status, res.body)
+	if res := h.Do(org, request{Method: http.MethodGet, Path: "/api/v1/balance", APIKey: org.APIKey}); res.Status != http.StatusOK {
+		t.Fatalf("the API itself: %d %s", res.Status, res.Body)
 	}
 }

@@ -56,10 +56,8 @@ func TestHostileInput(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { store.Close() })
-				h.cfg.store = store
-				if h.app, err = newApp(h.cfg); err != nil {
-					t.Fatal(err)
-				}
+				h.Config.Store = store
+				h.Rebuild()
 			} else {
 				h = newHarness(t)
 			}
@@ -70,18 +68,18 @@ func TestHostileInput(t *testing.T) {
 
 func runHostile(t *testing.T, h *harness) {
 	ctx := context.Background()
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
-	other := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
-	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	other := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
 	h.fund(org, "100000")
 	// The targets of verify and settle cases: a pending deposit and a
 	// processing withdrawal, which no hostile request may change.
-	dep := h.createH2H(org, h2h(kv{"merchant_id", `"target-deposit"`}))
-	wd := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"target-withdrawal"`})})
-	if dep.status != 201 || wd.status != 201 {
-		t.Fatalf("setup: %d %s / %d %s", dep.status, dep.body, wd.status, wd.body)
+	dep := h.CreateH2H(org, h2h(kv{"merchant_id", `"target-deposit"`}))
+	wd := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"target-withdrawal"`})})
+	if dep.Status != 201 || wd.Status != 201 {
+		t.Fatalf("setup: %d %s / %d %s", dep.Status, dep.Body, wd.Status, wd.Body)
 	}
-	depID, wdID := str(dep.json, "id"), str(wd.json, "id")
+	depID, wdID := str(dep.JSON, "id"), str(wd.JSON, "id")
 	verifyPath := "/api/v1/deposits/" + depID + "/verify"
 	settlePath := "/api/sandbox/withdraws/" + wdID + "/settle"
 	balanceBefore := h.balance(org)
@@ -102,26 +100,26 @@ func runHostile(t *testing.T, h *harness) {
 
 	// Nothing stored: no deposit, withdrawal, payment, attempt, journal or
 	// event came of any of it.
-	err := h.cfg.store.ReadTx(ctx, func(ctx context.Context, tx engine.Tx) error {
+	err := h.Config.Store.ReadTx(ctx, func(ctx context.Context, tx engine.Tx) error {
 		for i := range cases {
 			mid := fmt.Sprintf("hostile-%d", i)
 			for _, o := range []*testOrg{org, other} {
-				if d, err := tx.GetDepositByMerchantID(ctx, o.id, mid); !errors.Is(err, engine.ErrNotFound) {
+				if d, err := tx.GetDepositByMerchantID(ctx, o.ID, mid); !errors.Is(err, engine.ErrNotFound) {
 					t.Errorf("case %d (%s) stored deposit %v (%v)", i, cases[i].name, d, err)
 				}
-				if w, err := tx.GetWithdrawalByMerchantID(ctx, o.id, mid); !errors.Is(err, engine.ErrNotFound) {
+				if w, err := tx.GetWithdrawalByMerchantID(ctx, o.ID, mid); !errors.Is(err, engine.ErrNotFound) {
 					t.Errorf("case %d (%s) stored withdrawal %v (%v)", i, cases[i].name, w, err)
 				}
 			}
 		}
-		d, err := tx.GetDeposit(ctx, org.id, depID)
+		d, err := tx.GetDeposit(ctx, org.ID, depID)
 		if err != nil {
 			return err
 		}
 		if d.Status != engine.StatusPending || d.AttemptsUsed != 0 {
 			t.Errorf("the target deposit is %s with %d attempts", d.Status, d.AttemptsUsed)
 		}
-		w, err := tx.GetWithdrawal(ctx, org.id, wdID)
+		w, err := tx.GetWithdrawal(ctx, org.ID, wdID)
 		if err != nil {
 			return err
 		}
@@ -129,14 +127,14 @@ func runHostile(t *testing.T, h *harness) {
 			t.Errorf("the target withdrawal changed: %+v", w)
 		}
 		for _, o := range []*testOrg{org, other} {
-			evs, err := tx.ListEvents(ctx, engine.ListEventsParams{OrganizationID: o.id})
+			evs, err := tx.ListEvents(ctx, engine.ListEventsParams{OrganizationID: o.ID})
 			if err != nil {
 				return err
 			}
 			if want := map[*testOrg]int{org: 1, other: 0}[o]; len(evs) != want { // withdraw.created of the target
 				t.Errorf("%d events, want %d", len(evs), want)
 			}
-			js, err := tx.ListJournals(ctx, o.id)
+			js, err := tx.ListJournals(ctx, o.ID)
 			if err != nil {
 				return err
 			}
@@ -152,7 +150,7 @@ func runHostile(t *testing.T, h *harness) {
 	if got := h.balance(org); got != balanceBefore {
 		t.Errorf("balance moved: %s -> %s", balanceBefore, got)
 	}
-	if _, err := h.cfg.store.GetSandboxPayment(ctx, org.id, "bkash", "HOSTILE1"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := h.Config.Store.GetSandboxPayment(ctx, org.ID, "bkash", "HOSTILE1"); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("a hostile sandbox payment was recorded: %v", err)
 	}
 	accepted := runAcceptedVerbatim(t, h, org)
@@ -177,27 +175,27 @@ func runAcceptedVerbatim(t *testing.T, h *harness, org *testOrg) int {
 		mid := fmt.Sprintf("%s #%d", s, i)
 		meta := fmt.Sprintf(`{%s:%s,"n":1.50}`, mustJSON(t, s), mustJSON(t, s))
 		for _, r := range []request{
-			{body: redirect(kv{"merchant_id", mustJSON(t, mid)}, kv{"metadata", meta},
+			{Body: redirect(kv{"merchant_id", mustJSON(t, mid)}, kv{"metadata", meta},
 				kv{"redirect_url", mustJSON(t, "https://shop.example/return?q="+strings.NewReplacer(" ", "%20", "\"", "%22", "\\", "%5C").Replace(s))})},
-			{path: "/api/v1/withdraws", body: withdrawal(kv{"merchant_id", mustJSON(t, mid)}, kv{"metadata", meta})},
+			{Path: "/api/v1/withdraws", Body: withdrawal(kv{"merchant_id", mustJSON(t, mid)}, kv{"metadata", meta})},
 		} {
-			r.apiKey = org.apiKey
-			res := h.do(org, r)
-			if res.status != 200 && res.status != 201 {
-				t.Errorf("verbatim %q: %d %s", mid, res.status, res.body)
+			r.APIKey = org.APIKey
+			res := h.Do(org, r)
+			if res.Status != 200 && res.Status != 201 {
+				t.Errorf("verbatim %q: %d %s", mid, res.Status, res.Body)
 				continue
 			}
 			n++
-			if str(res.json, "merchant_id") != mid || !strings.Contains(string(res.body), `"metadata":`+meta) {
-				t.Errorf("verbatim %q came back as %s", mid, res.body)
+			if str(res.JSON, "merchant_id") != mid || !strings.Contains(string(res.Body), `"metadata":`+meta) {
+				t.Errorf("verbatim %q came back as %s", mid, res.Body)
 			}
 			path := "/api/v1/deposits/"
-			if r.path != "" {
+			if r.Path != "" {
 				path = "/api/v1/withdraws/"
 			}
-			got := h.do(org, request{method: "GET", path: path + str(res.json, "id"), apiKey: org.apiKey})
-			if got.status != 200 || str(got.json, "merchant_id") != mid {
-				t.Errorf("read back %q: %d %s", mid, got.status, got.body)
+			got := h.Do(org, request{Method: "GET", Path: path + str(res.JSON, "id"), APIKey: org.APIKey})
+			if got.Status != 200 || str(got.JSON, "merchant_id") != mid {
+				t.Errorf("read back %q: %d %s", mid, got.Status, got.Body)
 			}
 		}
 	}
@@ -215,13 +213,13 @@ func sendHostile(t *testing.T, h *harness, org *testOrg, c hostileCase) (int, st
 	}
 	var res *http.Response
 	if c.raw != "" {
-		conn, err := net.Dial("tcp", h.srv.Listener.Addr().String())
+		conn, err := net.Dial("tcp", strings.TrimPrefix(h.URL, "http://"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer conn.Close()
 		conn.SetDeadline(time.Now().Add(10 * time.Second))
-		raw := strings.ReplaceAll(c.raw, "{KEY}", org.apiKey)
+		raw := strings.ReplaceAll(c.raw, "{KEY}", org.APIKey)
 		if _, err := io.WriteString(conn, raw); err != nil {
 			t.Fatalf("%s: write: %v", c.name, err)
 		}
@@ -229,15 +227,15 @@ func sendHostile(t *testing.T, h *harness, org *testOrg, c hostileCase) (int, st
 			t.Fatalf("%s: no answer (%v): a panic or a dropped connection", c.name, err)
 		}
 	} else {
-		req, err := http.NewRequest(method, h.srv.URL+c.path, strings.NewReader(c.body))
+		req, err := http.NewRequest(method, h.URL+c.path, strings.NewReader(c.body))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		req.Header.Set("Authorization", "Bearer "+org.apiKey)
+		req.Header.Set("Authorization", "Bearer "+org.APIKey)
 		if c.sign {
-			ts := signing.Timestamp(h.clock.Now())
+			ts := signing.Timestamp(h.Clock.Now())
 			req.Header.Set(signing.TimestampHeader, ts)
-			req.Header.Set(signing.SignatureHeader, signing.Sign([]byte(org.secret), ts, method, req.URL.RequestURI(), []byte(c.body)))
+			req.Header.Set(signing.SignatureHeader, signing.Sign([]byte(org.Secret), ts, method, req.URL.RequestURI(), []byte(c.body)))
 		}
 		for k, v := range c.header {
 			req.Header[k] = []string{v}
@@ -250,9 +248,9 @@ func sendHostile(t *testing.T, h *harness, org *testOrg, c hostileCase) (int, st
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
 	var r response
-	r.body = body
-	_ = json.Unmarshal(body, &r.json)
-	if res.StatusCode >= 400 && r.errorCode() == "" && c.code != "" && c.code != "*" {
+	r.Body = body
+	_ = json.Unmarshal(body, &r.JSON)
+	if res.StatusCode >= 400 && r.ErrorCode() == "" && c.code != "" && c.code != "*" {
 		t.Errorf("%s: %d without the error envelope: %.200s", c.name, res.StatusCode, body)
 	}
 	for k, vs := range res.Header {
@@ -262,7 +260,7 @@ func sendHostile(t *testing.T, h *harness, org *testOrg, c hostileCase) (int, st
 			}
 		}
 	}
-	return res.StatusCode, r.errorCode(), body
+	return res.StatusCode, r.ErrorCode(), body
 }
 
 // hostileCases builds the table. MID in a body becomes a merchant_id of

@@ -14,7 +14,7 @@ import (
 )
 
 // A validator for the subset of JSON Schema (2020-12, as OpenAPI 3.1 uses
-// it) that transport/openapi.json is written in: $ref to components,
+// it) that transport/openapi.JSON is written in: $ref to components,
 // type (a name or a list, "null" for nullable), required, properties,
 // additionalProperties (false or absent), enum, const, pattern, minLength,
 // maxLength, minimum, maximum, items, minItems, maxItems, oneOf, and the

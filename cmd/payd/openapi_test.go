@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
 )
 
 // apiDoc is the served OpenAPI document with a validator of its schemas,
@@ -107,142 +108,142 @@ func (d *apiDoc) validateSchema(name string, body []byte) {
 // successes and main errors) and validates each answer against the served
 // OpenAPI 3.1 document; then checks that every operation was exercised.
 func TestOpenAPI(t *testing.T) {
-	h := newHarnessWith(t, sandboxSettings{payoutMode: "manual", unavailableMethods: []string{"upay"}})
-	doc := loadAPIDoc(t, h.srv.URL+"/api/openapi.json")
+	h := newHarnessWith(t, paydserver.SandboxSettings{PayoutMode: "manual", UnavailableMethods: []string{"upay"}})
+	doc := loadAPIDoc(t, h.URL+"/api/openapi.json")
 	if doc.doc["openapi"] != "3.1.0" {
 		t.Fatalf("openapi %v", doc.doc["openapi"])
 	}
 	if servers := doc.doc["servers"].([]any); servers[0].(map[string]any)["url"] != "/api" {
 		t.Fatalf("servers %v", servers)
 	}
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
-	plain := h.newOrg(engine.OrganizationSettings{})
-	if _, err := h.app.engine.AddWallet(context.Background(), engine.AddWalletParams{
-		OrganizationID: org.id, Channel: "bkash", Operation: "cash_out", Phone: "01811111111", Name: "Agent", QRPayload: "bkash-qr-1",
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	plain := h.NewOrg(engine.OrganizationSettings{})
+	if _, err := h.Engine.AddWallet(context.Background(), engine.AddWalletParams{
+		OrganizationID: org.ID, Channel: "bkash", Operation: "cash_out", Phone: "01811111111", Name: "Agent", QRPayload: "bkash-qr-1",
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h.addWallet(org, "bkash", "make_payment", "01822222222", "")
+	h.AddWallet(org, "bkash", "make_payment", "01822222222", "")
 
 	// call sends req and validates the answer as operation method tmpl,
 	// checking the status too.
 	call := func(o *testOrg, tmpl string, req request, want int) *response {
 		t.Helper()
-		if req.apiKey == "" {
-			req.apiKey = o.apiKey
-		} else if req.apiKey == "-" {
-			req.apiKey = ""
+		if req.APIKey == "" {
+			req.APIKey = o.APIKey
+		} else if req.APIKey == "-" {
+			req.APIKey = ""
 		}
-		if req.method == "" {
-			req.method = http.MethodPost
+		if req.Method == "" {
+			req.Method = http.MethodPost
 		}
-		if req.path == "" {
-			req.path = "/api" + tmpl
+		if req.Path == "" {
+			req.Path = "/api" + tmpl
 		}
-		if want < 300 && req.body != "" {
-			doc.request(req.method, tmpl, req.body)
+		if want < 300 && req.Body != "" {
+			doc.request(req.Method, tmpl, req.Body)
 		}
-		res := h.do(o, req)
-		if res.status != want {
-			t.Fatalf("%s %s: %d, want %d: %s", req.method, req.path, res.status, want, res.body)
+		res := h.Do(o, req)
+		if res.Status != want {
+			t.Fatalf("%s %s: %d, want %d: %s", req.Method, req.Path, res.Status, want, res.Body)
 		}
-		doc.record(req.method, tmpl, res.status, res.body)
+		doc.record(req.Method, tmpl, res.Status, res.Body)
 		return res
 	}
 	const deposits, deposit, verify = "/v1/deposits", "/v1/deposits/{id}", "/v1/deposits/{id}/verify"
-	get := func(path string) request { return request{method: http.MethodGet, path: "/api" + path} }
-	signedGet := func(path string) request { return request{method: http.MethodGet, path: "/api" + path, sign: true} }
+	get := func(path string) request { return request{Method: http.MethodGet, Path: "/api" + path} }
+	signedGet := func(path string) request { return request{Method: http.MethodGet, Path: "/api" + path, Sign: true} }
 
 	// POST /v1/deposits
-	red := call(org, deposits, request{body: redirect(kv{"merchant_id", `"o1"`}, kv{"metadata", `{"cart":[1,2]}`})}, 200)
-	call(org, deposits, request{body: redirect(kv{"merchant_id", `"o1"`}, kv{"metadata", `{"cart":[1,2]}`})}, 200)
-	ins := call(org, deposits, request{sign: true, body: h2h(kv{"merchant_id", `"o2"`})}, 201)
-	call(org, deposits, request{sign: true, body: h2h(kv{"merchant_id", `"o2"`})}, 200)
-	act := call(org, deposits, request{sign: true, body: h2h(kv{"merchant_id", `"o3"`}, kv{"payment_method", `"bkash"`})}, 201)
-	mp := call(org, deposits, request{sign: true, body: h2h(kv{"merchant_id", `"o4"`}, kv{"payment_method", `"bkash_merchant"`})}, 201)
-	if str(ins.json, "next_action", "qr_payload") != "bkash-qr-1" || str(act.json, "next_action", "type") != "redirect" {
-		t.Fatalf("setup: %s %s", ins.body, act.body)
+	red := call(org, deposits, request{Body: redirect(kv{"merchant_id", `"o1"`}, kv{"metadata", `{"cart":[1,2]}`})}, 200)
+	call(org, deposits, request{Body: redirect(kv{"merchant_id", `"o1"`}, kv{"metadata", `{"cart":[1,2]}`})}, 200)
+	ins := call(org, deposits, request{Sign: true, Body: h2h(kv{"merchant_id", `"o2"`})}, 201)
+	call(org, deposits, request{Sign: true, Body: h2h(kv{"merchant_id", `"o2"`})}, 200)
+	act := call(org, deposits, request{Sign: true, Body: h2h(kv{"merchant_id", `"o3"`}, kv{"payment_method", `"bkash"`})}, 201)
+	mp := call(org, deposits, request{Sign: true, Body: h2h(kv{"merchant_id", `"o4"`}, kv{"payment_method", `"bkash_merchant"`})}, 201)
+	if str(ins.JSON, "next_action", "qr_payload") != "bkash-qr-1" || str(act.JSON, "next_action", "type") != "redirect" {
+		t.Fatalf("setup: %s %s", ins.Body, act.Body)
 	}
-	call(org, deposits, request{body: redirect(kv{"amount", `500`})}, 400)
-	call(org, deposits, request{apiKey: "-", body: redirect()}, 401)
-	call(org, deposits, request{body: h2h()}, 401)
-	call(plain, deposits, request{sign: true, body: h2h()}, 403)
-	call(org, deposits, request{body: redirect(kv{"merchant_id", `"o1"`}, kv{"amount", `"600"`})}, 409)
-	call(org, deposits, request{body: redirect(kv{"metadata", `{"pad":"` + strings.Repeat("x", 64<<10) + `"}`})}, 413)
-	call(org, deposits, request{sign: true, body: h2h(kv{"merchant_id", `"o5"`}, kv{"payment_method", `"nagad_agent"`})}, 503)
+	call(org, deposits, request{Body: redirect(kv{"amount", `500`})}, 400)
+	call(org, deposits, request{APIKey: "-", Body: redirect()}, 401)
+	call(org, deposits, request{Body: h2h()}, 401)
+	call(plain, deposits, request{Sign: true, Body: h2h()}, 403)
+	call(org, deposits, request{Body: redirect(kv{"merchant_id", `"o1"`}, kv{"amount", `"600"`})}, 409)
+	call(org, deposits, request{Body: redirect(kv{"metadata", `{"pad":"` + strings.Repeat("x", 64<<10) + `"}`})}, 413)
+	call(org, deposits, request{Sign: true, Body: h2h(kv{"merchant_id", `"o5"`}, kv{"payment_method", `"nagad_agent"`})}, 503)
 
 	// GET /v1/deposits/{id}
-	call(org, deposit, get("/v1/deposits/"+str(red.json, "id")), 200)
+	call(org, deposit, get("/v1/deposits/"+str(red.JSON, "id")), 200)
 	for _, d := range []*response{ins, act, mp} {
-		call(org, deposit, signedGet("/v1/deposits/"+str(d.json, "id")), 200)
+		call(org, deposit, signedGet("/v1/deposits/"+str(d.JSON, "id")), 200)
 	}
-	call(org, deposit, get("/v1/deposits/"+str(ins.json, "id")), 401)
-	call(org, deposit, request{apiKey: "-", method: http.MethodGet, path: "/api/v1/deposits/" + str(red.json, "id")}, 401)
+	call(org, deposit, get("/v1/deposits/"+str(ins.JSON, "id")), 401)
+	call(org, deposit, request{APIKey: "-", Method: http.MethodGet, Path: "/api/v1/deposits/" + str(red.JSON, "id")}, 401)
 	call(org, deposit, get("/v1/deposits/dep_00000000000000000000000000"), 404)
-	call(plain, deposit, get("/v1/deposits/"+str(red.json, "id")), 404)
+	call(plain, deposit, get("/v1/deposits/"+str(red.JSON, "id")), 404)
 
 	// POST /v1/deposits/{id}/verify
-	insPath := "/api/v1/deposits/" + str(ins.json, "id") + "/verify"
-	call(org, verify, request{path: insPath, sign: true, body: `{}`}, 400)
-	call(org, verify, request{path: insPath, body: `{"provider_transaction_id":"TX1"}`}, 401)
-	call(org, verify, request{path: "/api/v1/deposits/dep_00000000000000000000000000/verify", sign: true, body: `{"provider_transaction_id":"TX1"}`}, 404)
-	call(org, verify, request{path: "/api/v1/deposits/" + str(act.json, "id") + "/verify", sign: true, body: `{"provider_transaction_id":"TX1"}`}, 409)
-	call(org, "/sandbox/payments", request{body: `{"channel":"bkash","transaction_id":"TX1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed","type":"cash_out"}`}, 201)
-	call(org, verify, request{path: insPath, sign: true, body: `{"provider_transaction_id":"tx1"}`}, 202)
-	call(org, verify, request{path: insPath, sign: true, body: `{"provider_transaction_id":"TX2"}`}, 409)
+	insPath := "/api/v1/deposits/" + str(ins.JSON, "id") + "/verify"
+	call(org, verify, request{Path: insPath, Sign: true, Body: `{}`}, 400)
+	call(org, verify, request{Path: insPath, Body: `{"provider_transaction_id":"TX1"}`}, 401)
+	call(org, verify, request{Path: "/api/v1/deposits/dep_00000000000000000000000000/verify", Sign: true, Body: `{"provider_transaction_id":"TX1"}`}, 404)
+	call(org, verify, request{Path: "/api/v1/deposits/" + str(act.JSON, "id") + "/verify", Sign: true, Body: `{"provider_transaction_id":"TX1"}`}, 409)
+	call(org, "/sandbox/payments", request{Body: `{"channel":"bkash","transaction_id":"TX1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed","type":"cash_out"}`}, 201)
+	call(org, verify, request{Path: insPath, Sign: true, Body: `{"provider_transaction_id":"tx1"}`}, 202)
+	call(org, verify, request{Path: insPath, Sign: true, Body: `{"provider_transaction_id":"TX2"}`}, 409)
 	h.work()
-	call(org, verify, request{path: insPath, sign: true, body: `{"provider_transaction_id":"TX1"}`}, 200)
-	paid := call(org, deposit, signedGet("/v1/deposits/"+str(ins.json, "id")), 200)
-	assertJSONField(t, paid.body, "next_action", "null")
-	assertJSONField(t, paid.body, "status", `"succeeded"`)
+	call(org, verify, request{Path: insPath, Sign: true, Body: `{"provider_transaction_id":"TX1"}`}, 200)
+	paid := call(org, deposit, signedGet("/v1/deposits/"+str(ins.JSON, "id")), 200)
+	assertJSONField(t, paid.Body, "next_action", "null")
+	assertJSONField(t, paid.Body, "status", `"succeeded"`)
 	// A failed attempt: the resolved repeat carries its failure_code.
-	mpPath := "/api/v1/deposits/" + str(mp.json, "id") + "/verify"
-	call(org, "/sandbox/payments", request{body: `{"channel":"bkash","transaction_id":"TX3","payer_phone":"01712345678","recipient_phone":"01822222222","amount":"499","status":"completed"}`}, 201)
-	call(org, verify, request{path: mpPath, sign: true, body: `{"provider_transaction_id":"TX3"}`}, 202)
+	mpPath := "/api/v1/deposits/" + str(mp.JSON, "id") + "/verify"
+	call(org, "/sandbox/payments", request{Body: `{"channel":"bkash","transaction_id":"TX3","payer_phone":"01712345678","recipient_phone":"01822222222","amount":"499","status":"completed"}`}, 201)
+	call(org, verify, request{Path: mpPath, Sign: true, Body: `{"provider_transaction_id":"TX3"}`}, 202)
 	h.work()
-	call(org, verify, request{path: mpPath, sign: true, body: `{"provider_transaction_id":"TX3"}`}, 200)
-	call(org, deposit, signedGet("/v1/deposits/"+str(mp.json, "id")), 200)
+	call(org, verify, request{Path: mpPath, Sign: true, Body: `{"provider_transaction_id":"TX3"}`}, 200)
+	call(org, deposit, signedGet("/v1/deposits/"+str(mp.JSON, "id")), 200)
 
 	// Withdrawals and the balance.
 	const withdraws, withdraw = "/v1/withdraws", "/v1/withdraws/{id}"
 	h.fund(org, "10000")
-	wd := call(org, withdraws, request{body: withdrawal(kv{"merchant_id", `"w1"`}, kv{"metadata", `{"payout":1}`})}, 201)
-	call(org, withdraws, request{body: withdrawal(kv{"amount", `500`})}, 400)
-	call(org, withdraws, request{apiKey: "-", body: withdrawal()}, 401)
-	call(plain, withdraws, request{body: withdrawal()}, 403)
-	call(org, withdraws, request{body: withdrawal(kv{"merchant_id", `"w2"`}, kv{"amount", `"25000"`})}, 403)
-	call(org, withdraws, request{body: withdrawal(kv{"merchant_id", `"w1"`})}, 409)
-	call(org, withdraws, request{body: withdrawal(kv{"merchant_id", `"w3"`}, kv{"payment_method", `"upay"`})}, 503)
-	call(org, withdraws, request{body: withdrawal(kv{"metadata", `{"pad":"` + strings.Repeat("x", 64<<10) + `"}`})}, 413)
-	wdID := str(wd.json, "id")
+	wd := call(org, withdraws, request{Body: withdrawal(kv{"merchant_id", `"w1"`}, kv{"metadata", `{"payout":1}`})}, 201)
+	call(org, withdraws, request{Body: withdrawal(kv{"amount", `500`})}, 400)
+	call(org, withdraws, request{APIKey: "-", Body: withdrawal()}, 401)
+	call(plain, withdraws, request{Body: withdrawal()}, 403)
+	call(org, withdraws, request{Body: withdrawal(kv{"merchant_id", `"w2"`}, kv{"amount", `"25000"`})}, 403)
+	call(org, withdraws, request{Body: withdrawal(kv{"merchant_id", `"w1"`})}, 409)
+	call(org, withdraws, request{Body: withdrawal(kv{"merchant_id", `"w3"`}, kv{"payment_method", `"upay"`})}, 503)
+	call(org, withdraws, request{Body: withdrawal(kv{"metadata", `{"pad":"` + strings.Repeat("x", 64<<10) + `"}`})}, 413)
+	wdID := str(wd.JSON, "id")
 	call(org, withdraw, get("/v1/withdraws/"+wdID), 200)
 	call(org, withdraw, get("/v1/withdraws/wd_00000000000000000000000000"), 404)
-	call(org, withdraw, request{apiKey: "-", method: http.MethodGet, path: "/api/v1/withdraws/" + wdID}, 401)
+	call(org, withdraw, request{APIKey: "-", Method: http.MethodGet, Path: "/api/v1/withdraws/" + wdID}, 401)
 	call(org, withdraws, get("/v1/withdraws?merchant_id=w1"), 200)
 	call(org, withdraws, get("/v1/withdraws?merchant_id=nope"), 404)
 	call(plain, withdraws, get("/v1/withdraws?merchant_id=w1"), 404)
 	call(org, withdraws, get("/v1/withdraws?merchant_id=w1&status=x"), 400)
-	call(org, withdraws, request{apiKey: "-", method: http.MethodGet, path: "/api/v1/withdraws?merchant_id=w1"}, 401)
+	call(org, withdraws, request{APIKey: "-", Method: http.MethodGet, Path: "/api/v1/withdraws?merchant_id=w1"}, 401)
 	call(org, "/v1/balance", get("/v1/balance"), 200)
-	call(org, "/v1/balance", request{apiKey: "-", method: http.MethodGet, path: "/api/v1/balance"}, 401)
+	call(org, "/v1/balance", request{APIKey: "-", Method: http.MethodGet, Path: "/api/v1/balance"}, 401)
 
 	// The sandbox.
 	const settle = "/sandbox/withdraws/{id}/settle"
-	call(org, "/sandbox/payments", request{body: `{"channel":"bkash","transaction_id":"TX1","payer_phone":"01712345678","amount":"500","status":"completed"}`}, 409)
-	call(org, "/sandbox/payments", request{body: `{"channel":"bkash","transaction_id":"TX9","payer_phone":"01712345678","amount":"500","status":"done"}`}, 400)
-	call(org, "/sandbox/payments", request{apiKey: "-", body: `{}`}, 401)
-	call(org, "/sandbox/payments", request{body: `{"channel":"nagad","transaction_id":"TX9","payer_phone":"01712345678","amount":"100","status":"failed","completed_at":"2026-11-21T10:00:00Z"}`}, 201)
-	call(org, "/sandbox/outage", request{body: `{"enabled":false}`}, 200)
-	call(org, "/sandbox/outage", request{body: `{"enabled":"no"}`}, 400)
-	call(org, "/sandbox/outage", request{apiKey: "-", body: `{"enabled":false}`}, 401)
-	call(org, settle, request{path: "/api/sandbox/withdraws/" + wdID + "/settle", body: `{"outcome":"maybe"}`}, 400)
-	call(org, settle, request{path: "/api/sandbox/withdraws/wd_00000000000000000000000000/settle", body: `{"outcome":"succeeded"}`}, 404)
-	call(org, settle, request{path: "/api/sandbox/withdraws/" + wdID + "/settle", body: `{"outcome":"succeeded"}`}, 200)
-	call(org, settle, request{path: "/api/sandbox/withdraws/" + wdID + "/settle", body: `{"outcome":"failed"}`}, 409)
-	call(org, settle, request{apiKey: "-", path: "/api/sandbox/withdraws/" + wdID + "/settle", body: `{"outcome":"failed"}`}, 401)
+	call(org, "/sandbox/payments", request{Body: `{"channel":"bkash","transaction_id":"TX1","payer_phone":"01712345678","amount":"500","status":"completed"}`}, 409)
+	call(org, "/sandbox/payments", request{Body: `{"channel":"bkash","transaction_id":"TX9","payer_phone":"01712345678","amount":"500","status":"done"}`}, 400)
+	call(org, "/sandbox/payments", request{APIKey: "-", Body: `{}`}, 401)
+	call(org, "/sandbox/payments", request{Body: `{"channel":"nagad","transaction_id":"TX9","payer_phone":"01712345678","amount":"100","status":"failed","completed_at":"2026-11-21T10:00:00Z"}`}, 201)
+	call(org, "/sandbox/outage", request{Body: `{"enabled":false}`}, 200)
+	call(org, "/sandbox/outage", request{Body: `{"enabled":"no"}`}, 400)
+	call(org, "/sandbox/outage", request{APIKey: "-", Body: `{"enabled":false}`}, 401)
+	call(org, settle, request{Path: "/api/sandbox/withdraws/" + wdID + "/settle", Body: `{"outcome":"maybe"}`}, 400)
+	call(org, settle, request{Path: "/api/sandbox/withdraws/wd_00000000000000000000000000/settle", Body: `{"outcome":"succeeded"}`}, 404)
+	call(org, settle, request{Path: "/api/sandbox/withdraws/" + wdID + "/settle", Body: `{"outcome":"succeeded"}`}, 200)
+	call(org, settle, request{Path: "/api/sandbox/withdraws/" + wdID + "/settle", Body: `{"outcome":"failed"}`}, 409)
+	call(org, settle, request{APIKey: "-", Path: "/api/sandbox/withdraws/" + wdID + "/settle", Body: `{"outcome":"failed"}`}, 401)
 	h.work()
 	settled := call(org, withdraw, get("/v1/withdraws/"+wdID), 200)
-	assertJSONField(t, settled.body, "status", `"succeeded"`)
+	assertJSONField(t, settled.Body, "status", `"succeeded"`)
 
 	// Outside the operations: a method a path does not serve, and a path
 	// that does not exist, answer the documented envelope.
@@ -250,11 +251,11 @@ func TestOpenAPI(t *testing.T) {
 		method, path string
 		status       int
 	}{{http.MethodPost, "/api/v1/balance", 405}, {http.MethodDelete, "/api/v1/deposits", 405}, {http.MethodGet, "/api/v2/deposits", 404}} {
-		res := h.do(org, request{method: c.method, path: c.path, apiKey: org.apiKey})
-		if res.status != c.status {
-			t.Fatalf("%s %s: %d", c.method, c.path, res.status)
+		res := h.Do(org, request{Method: c.method, Path: c.path, APIKey: org.APIKey})
+		if res.Status != c.status {
+			t.Fatalf("%s %s: %d", c.method, c.path, res.Status)
 		}
-		doc.validateSchema("Error", res.body)
+		doc.validateSchema("Error", res.Body)
 	}
 
 	// Every path of the document serves exactly its documented methods:
@@ -271,26 +272,26 @@ func TestOpenAPI(t *testing.T) {
 			if _, documented := item.(map[string]any)[strings.ToLower(method)]; documented {
 				continue
 			}
-			if res := server.do(org, request{method: method, path: path, apiKey: org.apiKey}); res.status != http.StatusMethodNotAllowed {
-				t.Errorf("%s %s: %d, but the document does not list the method: %s", method, path, res.status, res.body)
+			if res := server.Do(org, request{Method: method, Path: path, APIKey: org.APIKey}); res.Status != http.StatusMethodNotAllowed {
+				t.Errorf("%s %s: %d, but the document does not list the method: %s", method, path, res.Status, res.Body)
 			}
 		}
 	}
 
 	// The device endpoints, on a server in SMS inbox mode.
-	iorg := ih.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	iw := ih.addWallet(iorg, "bkash", "cash_out", "01811111111", "Agent")
-	token := str(ih.admin("device", "add", "--org", iorg.id, "--wallet", iw.ID), "token")
+	iorg := ih.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	iw := ih.AddWallet(iorg, "bkash", "cash_out", "01811111111", "Agent")
+	token := str(ih.admin("device", "add", "--org", iorg.ID, "--wallet", iw.ID), "token")
 	device := func(tmpl, body string, want int) {
 		t.Helper()
 		if want < 300 && body != "" {
 			doc.request(http.MethodPost, tmpl, body)
 		}
-		res := ih.do(iorg, request{path: "/api" + tmpl, apiKey: token, body: body})
-		if res.status != want {
-			t.Fatalf("POST %s: %d, want %d: %s", tmpl, res.status, want, res.body)
+		res := ih.Do(iorg, request{Path: "/api" + tmpl, APIKey: token, Body: body})
+		if res.Status != want {
+			t.Fatalf("POST %s: %d, want %d: %s", tmpl, res.Status, want, res.Body)
 		}
-		doc.record(http.MethodPost, tmpl, res.status, res.body)
+		doc.record(http.MethodPost, tmpl, res.Status, res.Body)
 	}
 	const sms, heartbeat = "/v1/devices/sms", "/v1/devices/heartbeat"
 	device(heartbeat, "", 200)
@@ -332,7 +333,7 @@ func TestOpenAPI(t *testing.T) {
 // an operationId, and every error response's schema is an error envelope.
 func TestOpenAPIDocument(t *testing.T) {
 	h := newHarness(t)
-	doc := loadAPIDoc(t, h.srv.URL+"/api/openapi.json")
+	doc := loadAPIDoc(t, h.URL+"/api/openapi.json")
 	ids := map[string]bool{}
 	for tmpl, item := range doc.doc["paths"].(map[string]any) {
 		for method, opAny := range item.(map[string]any) {

@@ -11,53 +11,47 @@ import (
 
 func TestRateLimits(t *testing.T) {
 	h := newHarness(t)
-	h.cfg.rateLimits = transport.RateLimits{
+	h.Config.RateLimits = transport.RateLimits{
 		Default:  transport.Rate{PerSecond: 0.1, Burst: 3},
 		Verify:   transport.Rate{PerSecond: 0.1, Burst: 1},
 		Withdraw: transport.Rate{PerSecond: 0.1, Burst: 1},
 	}
-	var err error
-	if h.app, err = newApp(h.cfg); err != nil {
-		t.Fatal(err)
-	}
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
-	other := h.newOrg(engine.OrganizationSettings{})
+	h.Rebuild()
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	other := h.NewOrg(engine.OrganizationSettings{})
 	get := func(o *testOrg) *response {
-		return h.do(o, request{method: http.MethodGet, path: "/api/v1/balance", apiKey: o.apiKey})
+		return h.Do(o, request{Method: http.MethodGet, Path: "/api/v1/balance", APIKey: o.APIKey})
 	}
 	for i := range 3 {
-		if res := get(org); res.status != 200 {
-			t.Fatalf("request %d of the burst: %d", i, res.status)
+		if res := get(org); res.Status != 200 {
+			t.Fatalf("request %d of the burst: %d", i, res.Status)
 		}
 	}
 	limited := get(org)
-	if limited.status != 429 || limited.errorCode() != "rate_limited" {
-		t.Fatalf("past the burst: %d %s", limited.status, limited.body)
+	if limited.Status != 429 || limited.ErrorCode() != "rate_limited" {
+		t.Fatalf("past the burst: %d %s", limited.Status, limited.Body)
 	}
-	if res := get(other); res.status != 200 {
-		t.Fatalf("another key was limited: %d", res.status)
+	if res := get(other); res.Status != 200 {
+		t.Fatalf("another key was limited: %d", res.Status)
 	}
 	// Withdrawals have a tighter bucket of their own.
 	h.fund(org, "1000")
-	first := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"rl1"`})})
-	second := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"rl2"`})})
-	if first.status != 201 || second.status != 429 {
-		t.Fatalf("withdrawals: %d then %d", first.status, second.status)
+	first := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"rl1"`})})
+	second := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"rl2"`})})
+	if first.Status != 201 || second.Status != 429 {
+		t.Fatalf("withdrawals: %d then %d", first.Status, second.Status)
 	}
 }
 
 // The Retry-After header is checked on a raw response.
 func TestRateLimitRetryAfter(t *testing.T) {
 	h := newHarness(t)
-	h.cfg.rateLimits = transport.RateLimits{Default: transport.Rate{PerSecond: 0.5, Burst: 1}}
-	var err error
-	if h.app, err = newApp(h.cfg); err != nil {
-		t.Fatal(err)
-	}
-	org := h.newOrg(engine.OrganizationSettings{})
+	h.Config.RateLimits = transport.RateLimits{Default: transport.Rate{PerSecond: 0.5, Burst: 1}}
+	h.Rebuild()
+	org := h.NewOrg(engine.OrganizationSettings{})
 	req := func() *http.Response {
-		r, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/api/v1/balance", nil)
-		r.Header.Set("Authorization", "Bearer "+org.apiKey)
+		r, _ := http.NewRequest(http.MethodGet, h.URL+"/api/v1/balance", nil)
+		r.Header.Set("Authorization", "Bearer "+org.APIKey)
 		res, err := http.DefaultClient.Do(r)
 		if err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/transport/signing"
 )
 
@@ -28,62 +29,62 @@ import (
 // TestSandboxScopedToOrganization: one organization's outage switch and its
 // recorded payments reach no other organization.
 func TestSandboxScopedToOrganization(t *testing.T) {
-	h := newHarnessWith(t, sandboxSettings{payoutDelay: time.Second})
-	victim := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
-	attacker := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	h.addWallet(victim, "bkash", "cash_out", "01811111111", "Agent")
+	h := newHarnessWith(t, paydserver.SandboxSettings{PayoutDelay: time.Second})
+	victim := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	attacker := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.AddWallet(victim, "bkash", "cash_out", "01811111111", "Agent")
 	h.fund(victim, "1000")
 
-	if res := h.do(attacker, request{path: "/api/sandbox/outage", apiKey: attacker.apiKey, body: `{"enabled":true}`}); res.status != 200 {
-		t.Fatalf("outage: %d %s", res.status, res.body)
+	if res := h.Do(attacker, request{Path: "/api/sandbox/outage", APIKey: attacker.APIKey, Body: `{"enabled":true}`}); res.Status != 200 {
+		t.Fatalf("outage: %d %s", res.Status, res.Body)
 	}
 	// The victim's lookups and payouts carry on through the attacker's outage.
-	dep := str(h.createH2H(victim, h2h(kv{"merchant_id", `"scoped-1"`})).json, "id")
-	if res := h.sandboxPay(victim, `{"channel":"bkash","transaction_id":"OWN1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`); res.status != 201 {
-		t.Fatalf("victim's payment: %d %s", res.status, res.body)
+	dep := str(h.CreateH2H(victim, h2h(kv{"merchant_id", `"scoped-1"`})).JSON, "id")
+	if res := h.sandboxPay(victim, `{"channel":"bkash","transaction_id":"OWN1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`); res.Status != 201 {
+		t.Fatalf("victim's payment: %d %s", res.Status, res.Body)
 	}
 	h.verify(victim, dep, `{"provider_transaction_id":"OWN1"}`)
-	wd := h.do(victim, request{path: "/api/v1/withdraws", apiKey: victim.apiKey, body: withdrawal(kv{"amount", `"100"`})})
-	if wd.status != 201 {
-		t.Fatalf("withdrawal: %d %s", wd.status, wd.body)
+	wd := h.Do(victim, request{Path: "/api/v1/withdraws", APIKey: victim.APIKey, Body: withdrawal(kv{"amount", `"100"`})})
+	if wd.Status != 201 {
+		t.Fatalf("withdrawal: %d %s", wd.Status, wd.Body)
 	}
 	h.work()
-	h.clock.Add(5 * time.Second)
+	h.Clock.Add(5 * time.Second)
 	h.work()
-	assertJSONField(t, h.getDeposit(victim, dep, true).body, "status", `"succeeded"`)
-	got := h.do(victim, request{method: "GET", path: "/api/v1/withdraws/" + str(wd.json, "id"), apiKey: victim.apiKey})
-	assertJSONField(t, got.body, "status", `"succeeded"`)
+	assertJSONField(t, h.GetDeposit(victim, dep, true).Body, "status", `"succeeded"`)
+	got := h.Do(victim, request{Method: "GET", Path: "/api/v1/withdraws/" + str(wd.JSON, "id"), APIKey: victim.APIKey})
+	assertJSONField(t, got.Body, "status", `"succeeded"`)
 
 	// A payment the attacker records proves nothing to the victim's deposit,
 	// and does not stop the victim recording the same ID in its own sandbox.
-	dep2 := str(h.createH2H(victim, h2h(kv{"merchant_id", `"scoped-2"`})).json, "id")
-	if res := h.sandboxPay(attacker, `{"channel":"bkash","transaction_id":"THEIRS1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`); res.status != 201 {
-		t.Fatalf("attacker's payment: %d %s", res.status, res.body)
+	dep2 := str(h.CreateH2H(victim, h2h(kv{"merchant_id", `"scoped-2"`})).JSON, "id")
+	if res := h.sandboxPay(attacker, `{"channel":"bkash","transaction_id":"THEIRS1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`); res.Status != 201 {
+		t.Fatalf("attacker's payment: %d %s", res.Status, res.Body)
 	}
 	h.verify(victim, dep2, `{"provider_transaction_id":"THEIRS1"}`)
 	h.work()
-	if res := h.getDeposit(victim, dep2, true); str(res.json, "status") == "succeeded" {
-		t.Fatalf("another organization's sandbox payment verified the deposit: %s", res.body)
+	if res := h.GetDeposit(victim, dep2, true); str(res.JSON, "status") == "succeeded" {
+		t.Fatalf("another organization's sandbox payment verified the deposit: %s", res.Body)
 	}
-	if res := h.sandboxPay(victim, `{"channel":"bkash","transaction_id":"THEIRS1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"1","status":"completed"}`); res.status != 201 {
-		t.Fatalf("the victim's own record of an ID another organization recorded: %d %s", res.status, res.body)
+	if res := h.sandboxPay(victim, `{"channel":"bkash","transaction_id":"THEIRS1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"1","status":"completed"}`); res.Status != 201 {
+		t.Fatalf("the victim's own record of an ID another organization recorded: %d %s", res.Status, res.Body)
 	}
 
 	// The attacker's own outage still holds for the attacker.
-	h.addWallet(attacker, "bkash", "cash_out", "01822222222", "Agent")
-	adep := str(h.createH2H(attacker, h2h(kv{"merchant_id", `"scoped-3"`})).json, "id")
+	h.AddWallet(attacker, "bkash", "cash_out", "01822222222", "Agent")
+	adep := str(h.CreateH2H(attacker, h2h(kv{"merchant_id", `"scoped-3"`})).JSON, "id")
 	h.sandboxPay(attacker, `{"channel":"bkash","transaction_id":"THEIRS2","payer_phone":"01712345678","recipient_phone":"01822222222","amount":"500","status":"completed"}`)
-	if res := h.verify(attacker, adep, `{"provider_transaction_id":"THEIRS2"}`); res.status != 202 {
-		t.Fatalf("attacker's verify: %d %s", res.status, res.body)
+	if res := h.verify(attacker, adep, `{"provider_transaction_id":"THEIRS2"}`); res.Status != 202 {
+		t.Fatalf("attacker's verify: %d %s", res.Status, res.Body)
 	}
 	h.work()
-	assertJSONField(t, h.getDeposit(attacker, adep, true).body, "status", `"processing"`)
+	assertJSONField(t, h.GetDeposit(attacker, adep, true).Body, "status", `"processing"`)
 }
 
 // sendWithHeaders sends a request whose headers may repeat.
 func (h *harness) sendWithHeaders(method, path, body string, header http.Header) *response {
 	h.t.Helper()
-	r, err := http.NewRequest(method, h.srv.URL+path, strings.NewReader(body))
+	r, err := http.NewRequest(method, h.URL+path, strings.NewReader(body))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -93,9 +94,9 @@ func (h *harness) sendWithHeaders(method, path, body string, header http.Header)
 		h.t.Fatal(err)
 	}
 	defer res.Body.Close()
-	out := &response{status: res.StatusCode}
-	out.body, _ = io.ReadAll(res.Body)
-	_ = json.Unmarshal(out.body, &out.json)
+	out := &response{Status: res.StatusCode}
+	out.Body, _ = io.ReadAll(res.Body)
+	_ = json.Unmarshal(out.Body, &out.JSON)
 	return out
 }
 
@@ -103,27 +104,27 @@ func (h *harness) sendWithHeaders(method, path, body string, header http.Header)
 // credential header is refused in the envelope, whichever value is valid.
 func TestRepeatedCredentialHeadersRefused(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	other := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	other := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
 	refused := func(name string, res *response) {
 		t.Helper()
-		if (res.status != 400 && res.status != 401) || res.errorCode() == "" {
-			t.Errorf("%s: %d %s, want 400 or 401 in the envelope", name, res.status, res.body)
+		if (res.Status != 400 && res.Status != 401) || res.ErrorCode() == "" {
+			t.Errorf("%s: %d %s, want 400 or 401 in the envelope", name, res.Status, res.Body)
 		}
 	}
 	bearer := func(key string) string { return "Bearer " + key }
-	for _, keys := range [][]string{{org.apiKey, other.apiKey}, {org.apiKey, "nonsense"}, {org.apiKey, org.apiKey}} {
+	for _, keys := range [][]string{{org.APIKey, other.APIKey}, {org.APIKey, "nonsense"}, {org.APIKey, org.APIKey}} {
 		refused("two Authorization headers", h.sendWithHeaders("GET", "/api/v1/balance", "", http.Header{"Authorization": {bearer(keys[0]), bearer(keys[1])}}))
 	}
 
 	create := h2h(kv{"merchant_id", `"dup-headers"`})
 	signed := func() http.Header {
-		ts := signing.Timestamp(h.clock.Now())
+		ts := signing.Timestamp(h.Clock.Now())
 		return http.Header{
-			"Authorization":         {bearer(org.apiKey)},
+			"Authorization":         {bearer(org.APIKey)},
 			signing.TimestampHeader: {ts},
-			signing.SignatureHeader: {signing.Sign([]byte(org.secret), ts, "POST", "/api/v1/deposits", []byte(create))},
+			signing.SignatureHeader: {signing.Sign([]byte(org.Secret), ts, "POST", "/api/v1/deposits", []byte(create))},
 		}
 	}
 	hdr := signed()
@@ -133,25 +134,25 @@ func TestRepeatedCredentialHeadersRefused(t *testing.T) {
 	hdr[signing.TimestampHeader] = append(hdr[signing.TimestampHeader], "1")
 	refused("two timestamps", h.sendWithHeaders("POST", "/api/v1/deposits", create, hdr))
 	// Nothing was created by the refused requests; the well-formed one is.
-	if res := h.sendWithHeaders("POST", "/api/v1/deposits", create, signed()); res.status != 201 {
-		t.Fatalf("the same create with each header once: %d %s", res.status, res.body)
+	if res := h.sendWithHeaders("POST", "/api/v1/deposits", create, signed()); res.Status != 201 {
+		t.Fatalf("the same create with each header once: %d %s", res.Status, res.Body)
 	}
 }
 
 // TestRepeatedDeviceTokenRefused: the device endpoints refuse two tokens.
 func TestRepeatedDeviceTokenRefused(t *testing.T) {
 	h := newInboxHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	wallet := h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
-	token := str(h.admin("device", "add", "--org", org.id, "--name", "counter 1", "--wallet", wallet.ID), "token")
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	wallet := h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	token := str(h.admin("device", "add", "--org", org.ID, "--name", "counter 1", "--wallet", wallet.ID), "token")
 	for _, second := range []string{"payd_dev_nonsense", token} {
 		res := h.sendWithHeaders("POST", "/api/v1/devices/heartbeat", "", http.Header{"Authorization": {"Bearer " + token, "Bearer " + second}})
-		if (res.status != 400 && res.status != 401) || res.errorCode() == "" {
-			t.Errorf("two device tokens: %d %s, want 400 or 401 in the envelope", res.status, res.body)
+		if (res.Status != 400 && res.Status != 401) || res.ErrorCode() == "" {
+			t.Errorf("two device tokens: %d %s, want 400 or 401 in the envelope", res.Status, res.Body)
 		}
 	}
-	if res := h.sendWithHeaders("POST", "/api/v1/devices/heartbeat", "", http.Header{"Authorization": {"Bearer " + token}}); res.status != 200 {
-		t.Fatalf("one token: %d %s", res.status, res.body)
+	if res := h.sendWithHeaders("POST", "/api/v1/devices/heartbeat", "", http.Header{"Authorization": {"Bearer " + token}}); res.Status != 200 {
+		t.Fatalf("one token: %d %s", res.Status, res.Body)
 	}
 }
 
@@ -161,16 +162,16 @@ func TestRepeatedDeviceTokenRefused(t *testing.T) {
 // refused before its body is read.
 func TestOversizedBodyWithConnectionCloseGets413(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	addr := strings.TrimPrefix(h.srv.URL, "http://")
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	addr := strings.TrimPrefix(h.URL, "http://")
 	for _, c := range []struct {
 		path, apiKey string
 		size         int
 		wantStatus   string
 	}{
-		{"/api/v1/deposits", org.apiKey, 70 << 10, "413"},
-		{"/api/v1/deposits", org.apiKey, 4 << 20, "413"},
-		{"/api/sandbox/payments", org.apiKey, 4 << 20, "413"},
+		{"/api/v1/deposits", org.APIKey, 70 << 10, "413"},
+		{"/api/v1/deposits", org.APIKey, 4 << 20, "413"},
+		{"/api/sandbox/payments", org.APIKey, 4 << 20, "413"},
 		{"/api/v1/deposits", "nonsense", 4 << 20, "401"},
 	} {
 		for range 3 { // a reset is a race the client loses only sometimes
@@ -218,16 +219,16 @@ func rawPost(addr, path, apiKey string, size int) (status, answer string, err er
 // checkout, so the access log shows no more of it than a hint.
 func TestCheckoutTokenNotInAccessLog(t *testing.T) {
 	var logs syncBuffer
-	h := newHarnessWith(t, sandboxSettings{}, func(c *appConfig) {
-		c.logger = slog.New(slog.NewTextHandler(&logs, nil))
+	h := newHarnessWith(t, paydserver.SandboxSettings{}, func(c *paydserver.Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
-	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
-	id := str(h.createH2H(org, h2h(kv{"merchant_id", `"log-1"`})).json, "id")
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	id := str(h.CreateH2H(org, h2h(kv{"merchant_id", `"log-1"`})).JSON, "id")
 	token := h.checkoutToken(org, id)
-	checkoutGet(t, h.srv.URL+"/checkout/"+token, "")
-	checkoutPost(t, h.srv.URL+"/checkout/"+token+"/verify?lang=en", url.Values{"transaction_id": {"NOPE1"}})
-	checkoutPost(t, h.srv.URL+"/checkout/"+token+"/pay", url.Values{"payer_phone": {"01712345678"}})
+	checkoutGet(t, h.URL+"/checkout/"+token, "")
+	checkoutPost(t, h.URL+"/checkout/"+token+"/verify?lang=en", url.Values{"transaction_id": {"NOPE1"}})
+	checkoutPost(t, h.URL+"/checkout/"+token+"/pay", url.Values{"payer_phone": {"01712345678"}})
 	out := logs.String()
 	if strings.Contains(out, token) || strings.Contains(out, token[:16]) {
 		t.Fatalf("the checkout token is in the log:\n%s", out)
@@ -244,7 +245,7 @@ func TestCheckoutTokenNotInAccessLog(t *testing.T) {
 // token, as the audit log does.
 func TestWebhookLastErrorRedacted(t *testing.T) {
 	h := webhookHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{})
+	org := h.NewOrg(engine.OrganizationSettings{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -253,11 +254,11 @@ func TestWebhookLastErrorRedacted(t *testing.T) {
 	ln.Close() // nothing listens there: every post fails to connect
 	const secret = "s3cret-receiver-token"
 	h.addEndpoint(org, "http://"+dead+"/hook?token="+secret+"#"+secret)
-	h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"redact-1"`})})
-	h.clock.Add(30 * time.Minute)
+	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"redact-1"`})})
+	h.Clock.Add(30 * time.Minute)
 	h.work()
 	h.deliver()
-	events, err := h.app.engine.ListEventDeliveries(context.Background(), org.id, 0)
+	events, err := h.Engine.ListEventDeliveries(context.Background(), org.ID, 0)
 	if err != nil || len(events) != 1 || len(events[0].Deliveries) != 1 {
 		t.Fatalf("deliveries: %+v %v", events, err)
 	}

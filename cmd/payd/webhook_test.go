@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -95,7 +96,7 @@ func (r *receiver) deliveries() []received {
 
 // webhookHarness is a harness whose webhooks may reach loopback receivers.
 func webhookHarness(t *testing.T) *harness {
-	h := newHarnessWith(t, sandboxSettings{})
+	h := newHarnessWith(t, paydserver.SandboxSettings{})
 	h.rebuild(transport.NewWebhookClient(true))
 	return h
 }
@@ -103,17 +104,12 @@ func webhookHarness(t *testing.T) *harness {
 // rebuild rewires the app over the same store with another webhook client.
 func (h *harness) rebuild(client engine.WebhookClient) {
 	h.t.Helper()
-	h.cfg.webhooks = client
-	a, err := newApp(h.cfg)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.app = a
+	h.Rebuild(func(c *paydserver.Config) { c.Webhooks = client })
 }
 
 func (h *harness) addEndpoint(org *testOrg, url string) (string, string) {
 	h.t.Helper()
-	ep, secret, err := h.app.engine.AddWebhookEndpoint(context.Background(), org.id, url)
+	ep, secret, err := h.Engine.AddWebhookEndpoint(context.Background(), org.ID, url)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -122,7 +118,7 @@ func (h *harness) addEndpoint(org *testOrg, url string) (string, string) {
 
 func (h *harness) deliver() int {
 	h.t.Helper()
-	n, err := h.app.engine.DeliverWebhooks(context.Background())
+	n, err := h.Engine.DeliverWebhooks(context.Background())
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -131,20 +127,20 @@ func (h *harness) deliver() int {
 
 func TestWebhookDeliveries(t *testing.T) {
 	h := webhookHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
-	h.addWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
 	rcv := newReceiver(t, nil)
 	_, secret := h.addEndpoint(org, rcv.srv.URL+"/hooks")
 
-	dep := h.createH2H(org, h2h(kv{"merchant_id", `"w1"`}, kv{"metadata", `{"order":"A<1>","n":1.50}`}))
-	id := str(dep.json, "id")
+	dep := h.CreateH2H(org, h2h(kv{"merchant_id", `"w1"`}, kv{"metadata", `{"order":"A<1>","n":1.50}`}))
+	id := str(dep.JSON, "id")
 	h.sandboxPay(org, `{"channel":"bkash","transaction_id":"WHTX1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`)
 	h.verify(org, id, `{"provider_transaction_id":"WHTX1"}`)
 	h.work()
 	h.fund(org, "1000")
-	wd := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"w-out"`})})
+	wd := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"w-out"`})})
 	h.work()
-	h.clock.Add(5 * time.Second)
+	h.Clock.Add(5 * time.Second)
 	h.work()
 	h.deliver()
 
@@ -171,13 +167,13 @@ func TestWebhookDeliveries(t *testing.T) {
 		switch ev.Type {
 		case "deposit.succeeded":
 			// data is the deposit exactly as its status endpoint shows it.
-			now := strings.TrimSpace(string(h.getDeposit(org, id, true).body))
+			now := strings.TrimSpace(string(h.GetDeposit(org, id, true).Body))
 			if string(ev.Data) != now {
 				t.Fatalf("deposit.succeeded data\n%s\nstatus endpoint\n%s", ev.Data, now)
 			}
 		case "withdraw.created":
 			assertJSONField(t, ev.Data, "status", `"processing"`)
-			assertJSONField(t, ev.Data, "id", `"`+str(wd.json, "id")+`"`)
+			assertJSONField(t, ev.Data, "id", `"`+str(wd.JSON, "id")+`"`)
 		case "withdraw.succeeded":
 			assertJSONField(t, ev.Data, "status", `"succeeded"`)
 		}
@@ -196,7 +192,7 @@ func TestWebhookDeliveries(t *testing.T) {
 
 func TestWebhookRetries(t *testing.T) {
 	h := webhookHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{})
+	org := h.NewOrg(engine.OrganizationSettings{})
 	rcv := newReceiver(t, func(n int) (int, map[string]string) {
 		if n < 3 {
 			return 500, nil
@@ -204,8 +200,8 @@ func TestWebhookRetries(t *testing.T) {
 		return 204, nil
 	})
 	_, secret := h.addEndpoint(org, rcv.srv.URL)
-	h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"r"`})})
-	h.clock.Add(30 * time.Minute) // the redirect checkout expires: deposit.expired
+	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"r"`})})
+	h.Clock.Add(30 * time.Minute) // the redirect checkout expires: deposit.expired
 	h.work()
 
 	h.deliver()
@@ -213,20 +209,20 @@ func TestWebhookRetries(t *testing.T) {
 		t.Fatal("no first post")
 	}
 	// The first retry comes 5 s later, give or take 10%.
-	h.clock.Add(4400 * time.Millisecond)
+	h.Clock.Add(4400 * time.Millisecond)
 	if h.deliver(); len(rcv.deliveries()) != 1 {
 		t.Fatal("retried before 4.5 s")
 	}
-	h.clock.Add(1200 * time.Millisecond)
+	h.Clock.Add(1200 * time.Millisecond)
 	if h.deliver(); len(rcv.deliveries()) != 2 {
 		t.Fatal("no retry by 5.6 s")
 	}
 	// The second retry comes after 5 minutes, give or take 10%.
-	h.clock.Add(4*time.Minute + 29*time.Second)
+	h.Clock.Add(4*time.Minute + 29*time.Second)
 	if h.deliver(); len(rcv.deliveries()) != 2 {
 		t.Fatal("second retry before 4.5 min")
 	}
-	h.clock.Add(62 * time.Second)
+	h.Clock.Add(62 * time.Second)
 	h.deliver()
 	got := rcv.deliveries()
 	if len(got) != 3 {
@@ -243,7 +239,7 @@ func TestWebhookRetries(t *testing.T) {
 			t.Fatalf("post %d reused the timestamp", i)
 		}
 	}
-	events, err := h.app.engine.ListEventDeliveries(context.Background(), org.id, 0)
+	events, err := h.Engine.ListEventDeliveries(context.Background(), org.ID, 0)
 	if err != nil || len(events) != 1 || events[0].Deliveries[0].Status != "delivered" || len(events[0].Deliveries[0].Posts) != 3 {
 		t.Fatalf("delivery record: %+v %v", events, err)
 	}
@@ -251,7 +247,7 @@ func TestWebhookRetries(t *testing.T) {
 
 func TestWebhookRetryAfterGoneAndExhaustion(t *testing.T) {
 	h := webhookHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{})
+	org := h.NewOrg(engine.OrganizationSettings{})
 	limited := newReceiver(t, func(n int) (int, map[string]string) {
 		if n == 1 {
 			return 429, map[string]string{"Retry-After": "120"}
@@ -263,22 +259,22 @@ func TestWebhookRetryAfterGoneAndExhaustion(t *testing.T) {
 	h.addEndpoint(org, limited.srv.URL)
 	goneID, _ := h.addEndpoint(org, gone.srv.URL)
 	failingID, _ := h.addEndpoint(org, failing.srv.URL)
-	h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"x"`})})
-	h.clock.Add(30 * time.Minute)
+	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"x"`})})
+	h.Clock.Add(30 * time.Minute)
 	h.work()
 	h.deliver()
 
 	// Retry-After is honoured exactly, not the 5 s schedule.
-	h.clock.Add(119 * time.Second)
+	h.Clock.Add(119 * time.Second)
 	if h.deliver(); len(limited.deliveries()) != 1 {
 		t.Fatal("retried before Retry-After")
 	}
-	h.clock.Add(time.Second)
+	h.Clock.Add(time.Second)
 	if h.deliver(); len(limited.deliveries()) != 2 {
 		t.Fatal("not retried after Retry-After")
 	}
 	// 410 disables the endpoint at once.
-	eps, _ := h.app.engine.ListWebhookEndpoints(context.Background(), org.id)
+	eps, _ := h.Engine.ListWebhookEndpoints(context.Background(), org.ID)
 	for _, ep := range eps {
 		if ep.ID == goneID && (ep.Enabled || !strings.Contains(ep.DisabledReason, "410")) {
 			t.Fatalf("410 endpoint: %+v", ep)
@@ -287,7 +283,7 @@ func TestWebhookRetryAfterGoneAndExhaustion(t *testing.T) {
 	// The failing endpoint gets its eight posts over ~27.5 h, then the
 	// delivery is exhausted and kept.
 	for range 40 {
-		h.clock.Add(time.Hour)
+		h.Clock.Add(time.Hour)
 		h.deliver()
 	}
 	if n := len(failing.deliveries()); n != 8 {
@@ -296,7 +292,7 @@ func TestWebhookRetryAfterGoneAndExhaustion(t *testing.T) {
 	if len(gone.deliveries()) != 1 {
 		t.Fatal("a disabled endpoint was posted to again")
 	}
-	events, _ := h.app.engine.ListEventDeliveries(context.Background(), org.id, 0)
+	events, _ := h.Engine.ListEventDeliveries(context.Background(), org.ID, 0)
 	statuses := map[string]string{}
 	for _, d := range events[0].Deliveries {
 		statuses[d.EndpointID] = d.Status
@@ -306,7 +302,7 @@ func TestWebhookRetryAfterGoneAndExhaustion(t *testing.T) {
 	}
 	// Manual redelivery queues it again.
 	failing.respond = func(int) (int, map[string]string) { return 200, nil }
-	if n, err := h.app.engine.Redeliver(context.Background(), events[0].Event.ID, failingID); err != nil || n != 1 {
+	if n, err := h.Engine.Redeliver(context.Background(), events[0].Event.ID, failingID); err != nil || n != 1 {
 		t.Fatalf("redeliver: %d %v", n, err)
 	}
 	h.deliver()
@@ -319,7 +315,7 @@ func TestWebhookRetryAfterGoneAndExhaustion(t *testing.T) {
 // retry series and shows the event is delivered by the new process.
 func TestWebhookRestartMidRetries(t *testing.T) {
 	h := webhookHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{})
+	org := h.NewOrg(engine.OrganizationSettings{})
 	rcv := newReceiver(t, func(n int) (int, map[string]string) {
 		if n == 1 {
 			return 502, nil
@@ -327,12 +323,12 @@ func TestWebhookRestartMidRetries(t *testing.T) {
 		return 200, nil
 	})
 	h.addEndpoint(org, rcv.srv.URL)
-	h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"x"`})})
-	h.clock.Add(30 * time.Minute)
+	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"x"`})})
+	h.Clock.Add(30 * time.Minute)
 	h.work()
 	h.deliver()
-	h.restart()
-	h.clock.Add(10 * time.Second)
+	h.Restart()
+	h.Clock.Add(10 * time.Second)
 	h.deliver()
 	if got := rcv.deliveries(); len(got) != 2 || got[0].header.Get("webhook-id") != got[1].header.Get("webhook-id") {
 		t.Fatalf("after restart: %d posts", len(got))
@@ -343,7 +339,7 @@ func TestWebhookRestartMidRetries(t *testing.T) {
 // another hangs; a third still gets every event at once.
 func TestDeadReceiverBlocksNoOne(t *testing.T) {
 	h := webhookHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{})
+	org := h.NewOrg(engine.OrganizationSettings{})
 	release := make(chan struct{})
 	hanging := newReceiver(t, func(int) (int, map[string]string) { <-release; return 200, nil })
 	t.Cleanup(func() { close(release) })
@@ -355,14 +351,14 @@ func TestDeadReceiverBlocksNoOne(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); h.app.engine.Run(ctx) }()
+	go func() { defer close(done); h.Engine.Run(ctx) }()
 	for i := range 5 {
-		h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"m` + strconv.Itoa(i) + `"`})})
+		h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"m` + strconv.Itoa(i) + `"`})})
 	}
-	h.clock.Add(30 * time.Minute)
+	h.Clock.Add(30 * time.Minute)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(healthy.deliveries()) < 5 && time.Now().Before(deadline) {
-		h.clock.Add(time.Second) // the poll timer: expiry, then deliveries
+		h.Clock.Add(time.Second) // the poll timer: expiry, then deliveries
 		time.Sleep(10 * time.Millisecond)
 	}
 	if n := len(healthy.deliveries()); n != 5 {
@@ -415,24 +411,24 @@ func TestWebhookDestinationsRefused(t *testing.T) {
 
 func TestWebhookSecretRotation(t *testing.T) {
 	h := webhookHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{})
+	org := h.NewOrg(engine.OrganizationSettings{})
 	rcv := newReceiver(t, nil)
 	epID, old := h.addEndpoint(org, rcv.srv.URL)
-	fresh, err := h.app.engine.RotateWebhookSecret(context.Background(), epID)
+	fresh, err := h.Engine.RotateWebhookSecret(context.Background(), epID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"a"`})})
-	h.clock.Add(30 * time.Minute)
+	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"a"`})})
+	h.Clock.Add(30 * time.Minute)
 	h.work()
 	h.deliver()
 	d := rcv.deliveries()[0]
 	if !standardWebhooksVerify(old, d.header, d.body) || !standardWebhooksVerify(fresh, d.header, d.body) || len(strings.Fields(d.header.Get("webhook-signature"))) != 2 {
 		t.Fatalf("during the rotation both secrets must verify: %v", d.header)
 	}
-	h.clock.Add(24 * time.Hour)
-	h.do(org, request{apiKey: org.apiKey, body: redirect(kv{"merchant_id", `"b"`})})
-	h.clock.Add(30 * time.Minute)
+	h.Clock.Add(24 * time.Hour)
+	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"b"`})})
+	h.Clock.Add(30 * time.Minute)
 	h.work()
 	h.deliver()
 	d = rcv.deliveries()[1]

@@ -13,24 +13,24 @@ import (
 // merchant_id_exists.
 func TestFindWithdrawalByMerchantID(t *testing.T) {
 	h := newHarness(t)
-	org := h.newOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
-	other := h.newOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
+	org := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
+	other := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
 	h.fund(org, "10000")
 	mid := "order 7/☕ '; --"
-	created := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", mustJSON(t, mid)})})
-	if created.status != 201 {
-		t.Fatalf("create: %d %s", created.status, created.body)
+	created := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", mustJSON(t, mid)})})
+	if created.Status != 201 {
+		t.Fatalf("create: %d %s", created.Status, created.Body)
 	}
-	retried := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", mustJSON(t, mid)})})
-	if retried.status != 409 || retried.errorCode() != "merchant_id_exists" {
-		t.Fatalf("retry: %d %s", retried.status, retried.body)
+	retried := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", mustJSON(t, mid)})})
+	if retried.Status != 409 || retried.ErrorCode() != "merchant_id_exists" {
+		t.Fatalf("retry: %d %s", retried.Status, retried.Body)
 	}
 	find := func(o *testOrg, query string) *response {
-		return h.do(o, request{method: "GET", path: "/api/v1/withdraws" + query, apiKey: o.apiKey})
+		return h.Do(o, request{Method: "GET", Path: "/api/v1/withdraws" + query, APIKey: o.APIKey})
 	}
 	found := find(org, "?merchant_id="+url.QueryEscape(mid))
-	if found.status != 200 || str(found.json, "id") != str(created.json, "id") || string(found.body) != string(created.body) {
-		t.Fatalf("find: %d %s, want %s", found.status, found.body, created.body)
+	if found.Status != 200 || str(found.JSON, "id") != str(created.JSON, "id") || string(found.Body) != string(created.Body) {
+		t.Fatalf("find: %d %s, want %s", found.Status, found.Body, created.Body)
 	}
 	for _, c := range []struct {
 		name   string
@@ -50,11 +50,11 @@ func TestFindWithdrawalByMerchantID(t *testing.T) {
 		{"NUL", org, "?merchant_id=a%00b", 404, "not_found"},
 	} {
 		res := find(c.org, c.query)
-		if res.status != c.status || res.errorCode() != c.code {
-			t.Errorf("%s: %d %s, want %d %s", c.name, res.status, res.body, c.status, c.code)
+		if res.Status != c.status || res.ErrorCode() != c.code {
+			t.Errorf("%s: %d %s, want %d %s", c.name, res.Status, res.Body, c.status, c.code)
 		}
 	}
-	if res := h.do(org, request{method: "GET", path: "/api/v1/withdraws?merchant_id=x"}); res.status != 401 {
-		t.Errorf("without a key: %d %s", res.status, res.body)
+	if res := h.Do(org, request{Method: "GET", Path: "/api/v1/withdraws?merchant_id=x"}); res.Status != 401 {
+		t.Errorf("without a key: %d %s", res.Status, res.Body)
 	}
 }

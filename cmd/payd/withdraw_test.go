@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
 )
 
 var walletWithdrawal = []kv{
@@ -19,25 +20,25 @@ func withdrawal(over ...kv) string { return body(walletWithdrawal, over...) }
 
 func (h *harness) fund(org *testOrg, amount string) {
 	h.t.Helper()
-	if _, err := h.app.engine.AdjustBalance(context.Background(), engine.AdjustParams{OrganizationID: org.id, Amount: amount, Reason: "funding", Actor: "test"}); err != nil {
+	if _, err := h.Engine.AdjustBalance(context.Background(), engine.AdjustParams{OrganizationID: org.ID, Amount: amount, Reason: "funding", Actor: "test"}); err != nil {
 		h.t.Fatal(err)
 	}
 }
 
 func (h *harness) balance(org *testOrg) string {
 	h.t.Helper()
-	res := h.do(org, request{method: "GET", path: "/api/v1/balance", apiKey: org.apiKey})
-	if res.status != 200 {
-		h.t.Fatalf("balance: %d %s", res.status, res.body)
+	res := h.Do(org, request{Method: "GET", Path: "/api/v1/balance", APIKey: org.APIKey})
+	if res.Status != 200 {
+		h.t.Fatalf("balance: %d %s", res.Status, res.Body)
 	}
-	return string(res.body)
+	return string(res.Body)
 }
 
 func TestWithdrawalsOverHTTP(t *testing.T) {
-	h := newHarnessWith(t, sandboxSettings{payoutDelay: 2 * time.Second, unavailableMethods: []string{"upay"}})
-	org := h.newOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true), WithdrawCommissionPercent: ptr(dec("1")), WithdrawCommissionFixed: ptr(dec("5"))})
-	other := h.newOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
-	disabled := h.newOrg(engine.OrganizationSettings{})
+	h := newHarnessWith(t, paydserver.SandboxSettings{PayoutDelay: 2 * time.Second, UnavailableMethods: []string{"upay"}})
+	org := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true), WithdrawCommissionPercent: ptr(dec("1")), WithdrawCommissionFixed: ptr(dec("5"))})
+	other := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
+	disabled := h.NewOrg(engine.OrganizationSettings{})
 	h.fund(org, "400000")
 	if got := h.balance(org); got != `{"currency":"BDT","available":"400000.00","held":"0.00"}`+"\n" {
 		t.Fatalf("balance %s", got)
@@ -72,13 +73,13 @@ func TestWithdrawalsOverHTTP(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			key := tt.org.apiKey
+			key := tt.org.APIKey
 			if tt.apiKey == "-" {
 				key = ""
 			}
-			res := h.do(tt.org, request{path: "/api/v1/withdraws", apiKey: key, body: strings.ReplaceAll(tt.body, `"MID"`, `"rule-`+string(rune('a'+i))+`"`)})
-			if res.status != tt.wantStatus || res.errorCode() != tt.wantCode || !strings.HasPrefix(res.errorMessage(), tt.wantMessage) {
-				t.Fatalf("got %d %s", res.status, res.body)
+			res := h.Do(tt.org, request{Path: "/api/v1/withdraws", APIKey: key, Body: strings.ReplaceAll(tt.body, `"MID"`, `"rule-`+string(rune('a'+i))+`"`)})
+			if res.Status != tt.wantStatus || res.ErrorCode() != tt.wantCode || !strings.HasPrefix(res.ErrorMessage(), tt.wantMessage) {
+				t.Fatalf("got %d %s", res.Status, res.Body)
 			}
 		})
 	}
@@ -86,110 +87,110 @@ func TestWithdrawalsOverHTTP(t *testing.T) {
 		t.Fatalf("a refused withdrawal held money: %s", got)
 	}
 
-	created := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"payout-1"`}, kv{"phone", `"+8801712345678"`}, kv{"metadata", `{"batch":"b-1"}`})})
-	if created.status != 201 {
-		t.Fatalf("create: %d %s", created.status, created.body)
+	created := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"payout-1"`}, kv{"phone", `"+8801712345678"`}, kv{"metadata", `{"batch":"b-1"}`})})
+	if created.Status != 201 {
+		t.Fatalf("create: %d %s", created.Status, created.Body)
 	}
-	assertKeys(t, created.body, "id", "phone", "payment_method", "amount", "status", "metadata", "merchant_id")
-	assertJSONField(t, created.body, "phone", `"01712345678"`)
-	assertJSONField(t, created.body, "amount", `"500.00"`)
-	assertJSONField(t, created.body, "status", `"processing"`)
-	assertJSONField(t, created.body, "metadata", `{"batch":"b-1"}`)
-	id := str(created.json, "id")
+	assertKeys(t, created.Body, "id", "phone", "payment_method", "amount", "status", "metadata", "merchant_id")
+	assertJSONField(t, created.Body, "phone", `"01712345678"`)
+	assertJSONField(t, created.Body, "amount", `"500.00"`)
+	assertJSONField(t, created.Body, "status", `"processing"`)
+	assertJSONField(t, created.Body, "metadata", `{"batch":"b-1"}`)
+	id := str(created.JSON, "id")
 	if !strings.HasPrefix(id, "wd_") {
 		t.Fatalf("id %s", id)
 	}
 	if got := h.balance(org); got != `{"currency":"BDT","available":"399490.00","held":"510.00"}`+"\n" {
 		t.Fatalf("balance after the hold: %s", got)
 	}
-	if res := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"payout-1"`})}); res.status != 409 || res.errorCode() != "merchant_id_exists" {
-		t.Fatalf("reused merchant_id: %d %s", res.status, res.body)
+	if res := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"payout-1"`})}); res.Status != 409 || res.ErrorCode() != "merchant_id_exists" {
+		t.Fatalf("reused merchant_id: %d %s", res.Status, res.Body)
 	}
-	bank := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"payout-2"`}, kv{"payment_method", `"bank"`}, kv{"phone", `"00123456789012"`}, kv{"amount", `"50000"`})})
-	if bank.status != 201 || str(bank.json, "phone") != "00123456789012" {
-		t.Fatalf("bank: %d %s", bank.status, bank.body)
+	bank := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"payout-2"`}, kv{"payment_method", `"bank"`}, kv{"phone", `"00123456789012"`}, kv{"amount", `"50000"`})})
+	if bank.Status != 201 || str(bank.JSON, "phone") != "00123456789012" {
+		t.Fatalf("bank: %d %s", bank.Status, bank.Body)
 	}
 
 	get := func(o *testOrg, id string) *response {
-		return h.do(o, request{method: "GET", path: "/api/v1/withdraws/" + id, apiKey: o.apiKey})
+		return h.Do(o, request{Method: "GET", Path: "/api/v1/withdraws/" + id, APIKey: o.APIKey})
 	}
-	if res := get(other, id); res.status != 404 || res.errorCode() != "not_found" {
-		t.Fatalf("another organization's withdrawal: %d %s", res.status, res.body)
+	if res := get(other, id); res.Status != 404 || res.ErrorCode() != "not_found" {
+		t.Fatalf("another organization's withdrawal: %d %s", res.Status, res.Body)
 	}
-	if res := get(org, "wd_nope"); res.status != 404 {
-		t.Fatalf("unknown withdrawal: %d", res.status)
+	if res := get(org, "wd_nope"); res.Status != 404 {
+		t.Fatalf("unknown withdrawal: %d", res.Status)
 	}
 
 	// Auto mode: sent, pending for the delay, then succeeded.
 	h.work()
-	assertJSONField(t, get(org, id).body, "status", `"processing"`)
-	h.clock.Add(5 * time.Second)
+	assertJSONField(t, get(org, id).Body, "status", `"processing"`)
+	h.Clock.Add(5 * time.Second)
 	h.work()
 	done := get(org, id)
-	assertJSONField(t, done.body, "status", `"succeeded"`)
+	assertJSONField(t, done.Body, "status", `"succeeded"`)
 	// 400000 - (500 + 10) - (50000 + 505), nothing held any more.
 	if got := h.balance(org); got != `{"currency":"BDT","available":"348985.00","held":"0.00"}`+"\n" {
 		t.Fatalf("balance after settling: %s", got)
 	}
 
 	// A sandbox test account ending in 000000 fails, and the hold returns.
-	failing := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"payout-3"`}, kv{"phone", `"01711000000"`})})
+	failing := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"payout-3"`}, kv{"phone", `"01711000000"`})})
 	h.work()
-	h.clock.Add(5 * time.Second)
+	h.Clock.Add(5 * time.Second)
 	h.work()
-	assertJSONField(t, get(org, str(failing.json, "id")).body, "status", `"failed"`)
+	assertJSONField(t, get(org, str(failing.JSON, "id")).Body, "status", `"failed"`)
 	if got := h.balance(org); got != `{"currency":"BDT","available":"348985.00","held":"0.00"}`+"\n" {
 		t.Fatalf("balance after a failed payout: %s", got)
 	}
 }
 
 func TestManualSandboxSettlement(t *testing.T) {
-	h := newHarnessWith(t, sandboxSettings{payoutMode: "manual"})
-	org := h.newOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
-	other := h.newOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
+	h := newHarnessWith(t, paydserver.SandboxSettings{PayoutMode: "manual"})
+	org := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
+	other := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
 	h.fund(org, "1000")
 	create := func(mid string) string {
-		res := h.do(org, request{path: "/api/v1/withdraws", apiKey: org.apiKey, body: withdrawal(kv{"merchant_id", `"` + mid + `"`}, kv{"amount", `"300"`})})
-		if res.status != 201 {
-			t.Fatalf("create: %d %s", res.status, res.body)
+		res := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"` + mid + `"`}, kv{"amount", `"300"`})})
+		if res.Status != 201 {
+			t.Fatalf("create: %d %s", res.Status, res.Body)
 		}
-		return str(res.json, "id")
+		return str(res.JSON, "id")
 	}
 	settle := func(o *testOrg, id, outcome string) *response {
-		return h.do(o, request{path: "/api/sandbox/withdraws/" + id + "/settle", apiKey: o.apiKey, body: `{"outcome":"` + outcome + `"}`})
+		return h.Do(o, request{Path: "/api/sandbox/withdraws/" + id + "/settle", APIKey: o.APIKey, Body: `{"outcome":"` + outcome + `"}`})
 	}
 	status := func(id string) string {
-		return str(h.do(org, request{method: "GET", path: "/api/v1/withdraws/" + id, apiKey: org.apiKey}).json, "status")
+		return str(h.Do(org, request{Method: "GET", Path: "/api/v1/withdraws/" + id, APIKey: org.APIKey}).JSON, "status")
 	}
 
 	ok := create("m1")
 	h.work()
-	h.clock.Add(time.Hour)
+	h.Clock.Add(time.Hour)
 	h.work()
 	if s := status(ok); s != "processing" {
 		t.Fatalf("manual payout settled by itself: %s", s)
 	}
-	if res := settle(other, ok, "succeeded"); res.status != 404 {
-		t.Fatalf("settling another organization's withdrawal: %d %s", res.status, res.body)
+	if res := settle(other, ok, "succeeded"); res.Status != 404 {
+		t.Fatalf("settling another organization's withdrawal: %d %s", res.Status, res.Body)
 	}
-	if res := settle(org, ok, "maybe"); res.status != 400 || !strings.HasPrefix(res.errorMessage(), "outcome:") {
-		t.Fatalf("bad outcome: %d %s", res.status, res.body)
+	if res := settle(org, ok, "maybe"); res.Status != 400 || !strings.HasPrefix(res.ErrorMessage(), "outcome:") {
+		t.Fatalf("bad outcome: %d %s", res.Status, res.Body)
 	}
-	if res := settle(org, ok, "succeeded"); res.status != 200 {
-		t.Fatalf("settle: %d %s", res.status, res.body)
+	if res := settle(org, ok, "succeeded"); res.Status != 200 {
+		t.Fatalf("settle: %d %s", res.Status, res.Body)
 	}
 	h.work()
 	if s := status(ok); s != "succeeded" {
 		t.Fatalf("after settling: %s", s)
 	}
-	if res := settle(org, ok, "failed"); res.status != 409 {
-		t.Fatalf("settling the other way: %d %s", res.status, res.body)
+	if res := settle(org, ok, "failed"); res.Status != 409 {
+		t.Fatalf("settling the other way: %d %s", res.Status, res.Body)
 	}
 
 	// Settled before the worker ever sent it: the send finds the outcome.
 	early := create("m2")
-	if res := settle(org, early, "failed"); res.status != 200 {
-		t.Fatalf("early settle: %d %s", res.status, res.body)
+	if res := settle(org, early, "failed"); res.Status != 200 {
+		t.Fatalf("early settle: %d %s", res.Status, res.Body)
 	}
 	h.work()
 	if s := status(early); s != "failed" {

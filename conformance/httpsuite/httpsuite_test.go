@@ -1,15 +1,8 @@
 package httpsuite_test
 
 import (
-	"context"
-	"crypto/rand"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,9 +10,8 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/conformance/httpsuite"
-	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/provider/sandbox"
-	"github.com/payd-engine/payd/storage/sqlite"
+	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -54,10 +46,15 @@ func TestHTTPConformance(t *testing.T) {
 		})
 		return
 	}
-	srv, eng := startServer(t)
+	// The reference server on the wall clock with its workers, short
+	// intervals and payd serve's rate limits.
+	srv := paydtest.MustRunMain(t, func(c *paydserver.Config) {
+		c.Sandbox.PayoutDelay, c.PollInterval = 500*time.Millisecond, 100*time.Millisecond
+		c.RateLimits = transport.DefaultRateLimits
+	})
 	httpsuite.Run(httpsuite.Testing(t), httpsuite.Target{
 		BaseURL:  srv.URL + "/api",
-		Hooks:    httpsuite.EngineHooks{Engine: eng},
+		Hooks:    httpsuite.EngineHooks{Engine: srv.Engine},
 		Webhooks: true, // the in-process webhook client allows loopback
 	})
 }
@@ -84,75 +81,6 @@ func checkDeploymentPaths(db, binary string) error {
 			binary, dir, binary)
 	}
 	return nil
-}
-
-// startServer wires a reference server as cmd/payd's newApp does: a SQLite
-// store in a temp dir, the engine on the wall clock with its workers
-// running, the sandbox provider and the HTTP handler under /api.
-func startServer(t *testing.T) (*httptest.Server, *engine.Engine) {
-	t.Helper()
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "payd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	master := make([]byte, engine.MasterKeySize)
-	rand.Read(master)
-	keyring, err := engine.NewKeyring(master)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var handler http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(srv.Close)
-
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	provider, err := sandbox.New(sandbox.Config{
-		PublicURL: srv.URL, Payments: store, Payouts: store, PayoutDelay: 500 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Config{
-		Store: store, Provider: provider, Keyring: keyring, APIPrefix: "/api", Logger: logger,
-		Webhooks: transport.NewWebhookClient(true), PollInterval: 100 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler = transport.NewHandler(transport.Config{
-		Engine: eng, Prefix: "/api", Logger: logger, Sandbox: sandboxControl{provider},
-		RateLimits: transport.DefaultRateLimits,
-	})
-	runCtx, stop := context.WithCancel(ctx)
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		_ = eng.Run(runCtx)
-	}()
-	t.Cleanup(func() { stop(); <-stopped })
-	return srv, eng
-}
-
-// sandboxControl adapts the sandbox provider to transport.Sandbox, as
-// cmd/payd does.
-type sandboxControl struct{ provider *sandbox.Provider }
-
-func (c sandboxControl) RecordPayment(ctx context.Context, p transport.SandboxPayment) (*engine.ProviderTransaction, error) {
-	return c.provider.RecordPayment(ctx, sandbox.PaymentParams(p))
-}
-
-func (c sandboxControl) SetOutage(organizationID string, down bool) {
-	c.provider.SetOutage(organizationID, down)
-}
-
-func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, withdrawalID, outcome string) error {
-	_, err := c.provider.Settle(ctx, organizationID, withdrawalID, outcome)
-	if errors.Is(err, sandbox.ErrAlreadySettled) {
-		return engine.Errorf(engine.CodeConflict, "outcome: the payout was already settled the other way")
-	}
-	return err
 }
 
 // TestDeploymentPaths: the flags that name the deployment's files are

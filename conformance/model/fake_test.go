@@ -8,12 +8,14 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/engine/enginetest"
 )
 
 // fakeProvider is a money network whose answers the test writes into plain
 // maps, as the sandbox records payments a payer makes.
 type fakeProvider struct {
-	mu sync.Mutex
+	enginetest.Provider // its functions are the methods below
+	mu                  sync.Mutex
 	// payments are found by transaction ID alone, so the test can make the
 	// provider report a payment on another channel than the one asked.
 	payments map[string]engine.ProviderTransaction
@@ -37,18 +39,19 @@ type fakeProvider struct {
 	grace time.Duration
 }
 
-var (
-	_ engine.Provider    = (*fakeProvider)(nil)
-	_ engine.LateLearner = (*fakeProvider)(nil)
-)
-
 func newFakeProvider(c clock.Clock, grace time.Duration) *fakeProvider {
 	p := &fakeProvider{clock: c, grace: grace}
+	p.StartCheckoutFunc = p.startCheckout
+	p.LookupTransactionFunc = p.lookupTransaction
+	p.CheckPayoutMethodFunc = p.checkPayoutMethod
+	p.SendPayoutFunc = p.sendPayout
+	p.GetPayoutFunc = p.getPayout
+	p.NotFoundGraceFunc = p.notFoundGrace
 	p.reset()
 	return p
 }
 
-func (p *fakeProvider) NotFoundGrace() time.Duration { return p.grace }
+func (p *fakeProvider) notFoundGrace() time.Duration { return p.grace }
 
 // reset forgets everything: a new check starts.
 func (p *fakeProvider) reset() {
@@ -62,11 +65,11 @@ func (p *fakeProvider) reset() {
 	p.unavailable = map[string]bool{}
 }
 
-func (p *fakeProvider) StartCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
+func (p *fakeProvider) startCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
 	return &engine.Checkout{URL: "https://pay.example/checkout/" + req.Token}, nil
 }
 
-func (p *fakeProvider) LookupTransaction(_ context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
+func (p *fakeProvider) lookupTransaction(_ context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.clock.Now().Before(p.downUntil) {
@@ -79,7 +82,7 @@ func (p *fakeProvider) LookupTransaction(_ context.Context, req engine.LookupReq
 	return &t, nil
 }
 
-func (p *fakeProvider) CheckPayoutMethod(_ context.Context, method string) error {
+func (p *fakeProvider) checkPayoutMethod(_ context.Context, method string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.unavailable[method] {
@@ -88,14 +91,14 @@ func (p *fakeProvider) CheckPayoutMethod(_ context.Context, method string) error
 	return nil
 }
 
-func (p *fakeProvider) SendPayout(_ context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+func (p *fakeProvider) sendPayout(_ context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.sent[req.IdempotencyKey] = true
 	return p.payoutLocked(req.IdempotencyKey), nil
 }
 
-func (p *fakeProvider) GetPayout(_ context.Context, key string) (*engine.Payout, error) {
+func (p *fakeProvider) getPayout(_ context.Context, key string) (*engine.Payout, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.live[key] && !p.sent[key] {

@@ -31,9 +31,8 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/storage/sqlite"
-	"github.com/payd-engine/payd/transport"
 )
 
 // apiPrefix is where the shop mounts payd's API. The hosted checkout is
@@ -111,19 +110,16 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 	if err != nil {
 		return nil, err
 	}
-	provider, err := sandbox.New(sandbox.Config{PublicURL: publicURL, Payments: store, Payouts: store})
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	eng, err := engine.New(engine.Config{
-		Store: store, Provider: provider, Keyring: keyring, APIPrefix: apiPrefix, Logger: logger,
-		Webhooks: transport.NewWebhookClient(false),
+	// payd wired as the reference server wires it: the sandbox provider,
+	// the engine and payd's HTTP handler under the shop's prefix.
+	app, err := paydserver.New(paydserver.Config{
+		Store: store, Keyring: keyring, PublicURL: publicURL, APIPrefix: apiPrefix, Logger: logger,
 	})
 	if err != nil {
 		store.Close()
 		return nil, err
 	}
+	eng := app.Engine
 	s := &shop{store: store, engine: eng, logger: logger}
 	if s.db, err = openOrders(ctx, dbPath); err != nil {
 		store.Close()
@@ -133,9 +129,7 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 		s.Close()
 		return nil, err
 	}
-	s.payd = transport.NewHandler(transport.Config{
-		Engine: eng, Prefix: apiPrefix, Logger: logger, Sandbox: sandboxControl{provider},
-	})
+	s.payd = app.Handler
 	return s, nil
 }
 
@@ -300,20 +294,3 @@ func randomBytes(n int) []byte {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// sandboxControl lets payd's transport drive the sandbox provider: the
-// sandbox endpoints of the API and the payer's side of the checkout page.
-type sandboxControl struct{ p *sandbox.Provider }
-
-func (c sandboxControl) RecordPayment(ctx context.Context, p transport.SandboxPayment) (*engine.ProviderTransaction, error) {
-	return c.p.RecordPayment(ctx, sandbox.PaymentParams(p))
-}
-
-func (c sandboxControl) SetOutage(organizationID string, down bool) {
-	c.p.SetOutage(organizationID, down)
-}
-
-func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, withdrawalID, outcome string) error {
-	_, err := c.p.Settle(ctx, organizationID, withdrawalID, outcome)
-	return err
-}

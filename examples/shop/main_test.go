@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,71 +15,10 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/provider/sandbox"
-	"github.com/payd-engine/payd/storage/sqlite"
-	"github.com/payd-engine/payd/transport"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 	"github.com/payd-engine/payd/transport/client"
 	"github.com/payd-engine/payd/transport/webhook"
 )
-
-// paydServer is a payd server in-process, as `payd serve` runs it: SQLite
-// in a temp dir, the sandbox provider, the workers, the API under /api.
-type paydServer struct {
-	URL    string
-	engine *engine.Engine
-}
-
-type sandboxControl struct{ p *sandbox.Provider }
-
-func (c sandboxControl) RecordPayment(ctx context.Context, p transport.SandboxPayment) (*engine.ProviderTransaction, error) {
-	return c.p.RecordPayment(ctx, sandbox.PaymentParams(p))
-}
-func (c sandboxControl) SetOutage(organizationID string, down bool) {
-	c.p.SetOutage(organizationID, down)
-}
-func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, id, outcome string) error {
-	_, err := c.p.Settle(ctx, organizationID, id, outcome)
-	return err
-}
-
-func startPayd(t *testing.T) *paydServer {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "payd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	master := make([]byte, engine.MasterKeySize)
-	rand.Read(master)
-	keyring, err := engine.NewKeyring(master)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	var handler http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	provider, err := sandbox.New(sandbox.Config{PublicURL: srv.URL, Payments: store, Payouts: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Config{
-		Store: store, Provider: provider, Keyring: keyring, Logger: logger,
-		Webhooks: transport.NewWebhookClient(true), // the shop listens on loopback
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler = transport.NewHandler(transport.Config{Engine: eng, Prefix: "/api", Logger: logger, Sandbox: sandboxControl{provider}})
-	done := make(chan struct{})
-	go func() { defer close(done); _ = eng.Run(ctx) }()
-	t.Cleanup(func() {
-		srv.Close()
-		cancel()
-		<-done
-		store.Close()
-	})
-	return &paydServer{URL: srv.URL, engine: eng}
-}
 
 // shopUnderTest is the shop behind its own test server.
 type shopUnderTest struct {
@@ -152,14 +89,14 @@ func (s *shopUnderTest) waitFulfilled(t *testing.T, id string) string {
 // payer's words; and nothing ships on a forged webhook or on the payer's
 // word.
 func TestShop(t *testing.T) {
-	payd := startPayd(t)
+	payd := paydtest.MustRunMain(t) // payd in-process, as payd serve runs it; webhooks may reach the shop on loopback
 	ctx := context.Background()
-	creds, err := payd.engine.CreateOrganization(ctx, engine.OrganizationSettings{Name: new("Tea Shop"), H2HEnabled: new(true)})
+	creds, err := payd.Engine.CreateOrganization(ctx, engine.OrganizationSettings{Name: new("Tea Shop"), H2HEnabled: new(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	orgID := creds.Organization.ID
-	if _, err := payd.engine.AddWallet(ctx, engine.AddWalletParams{
+	if _, err := payd.Engine.AddWallet(ctx, engine.AddWalletParams{
 		OrganizationID: orgID, Channel: "bkash", Operation: "cash_out", Phone: "01711000001", Name: "Agent Rahim", QRPayload: "QR-1",
 	}); err != nil {
 		t.Fatal(err)
@@ -177,7 +114,7 @@ func TestShop(t *testing.T) {
 
 	// A shop with a webhook endpoint registered in payd.
 	hooked := startShop(t, api, "")
-	_, secret, err := payd.engine.AddWebhookEndpoint(ctx, orgID, hooked.srv.URL+"/webhooks/payd")
+	_, secret, err := payd.Engine.AddWebhookEndpoint(ctx, orgID, hooked.srv.URL+"/webhooks/payd")
 	if err != nil {
 		t.Fatal(err)
 	}

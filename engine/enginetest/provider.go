@@ -1,0 +1,70 @@
+// Package enginetest holds test doubles of the engine's ports, for the
+// engine's tests and any other package's. It imports only the engine and
+// the standard library, so that engine's imports stay pure.
+package enginetest
+
+import (
+	"context"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// Provider is an engine.Provider, and an engine.LateLearner, whose every
+// method calls the function field of its name: a test sets the ones its
+// engine will call, and a call to one left nil panics, naming it. A test
+// that keeps a book of payments binds the fields to its own methods; one
+// that needs another answer for a while copies the Provider and replaces
+// a field.
+type Provider struct {
+	StartCheckoutFunc     func(ctx context.Context, req engine.CheckoutRequest) (*engine.Checkout, error)
+	LookupTransactionFunc func(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error)
+	CheckPayoutMethodFunc func(ctx context.Context, method string) error
+	SendPayoutFunc        func(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error)
+	GetPayoutFunc         func(ctx context.Context, idempotencyKey string) (*engine.Payout, error)
+	// NotFoundGraceFunc, when nil, is a grace of zero: not found is final.
+	NotFoundGraceFunc func() time.Duration
+}
+
+var (
+	_ engine.Provider    = (*Provider)(nil)
+	_ engine.LateLearner = (*Provider)(nil)
+)
+
+func (p *Provider) StartCheckout(ctx context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
+	must(p.StartCheckoutFunc != nil, "StartCheckoutFunc")
+	return p.StartCheckoutFunc(ctx, req)
+}
+
+func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
+	must(p.LookupTransactionFunc != nil, "LookupTransactionFunc")
+	return p.LookupTransactionFunc(ctx, req)
+}
+
+func (p *Provider) CheckPayoutMethod(ctx context.Context, method string) error {
+	must(p.CheckPayoutMethodFunc != nil, "CheckPayoutMethodFunc")
+	return p.CheckPayoutMethodFunc(ctx, method)
+}
+
+func (p *Provider) SendPayout(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+	must(p.SendPayoutFunc != nil, "SendPayoutFunc")
+	return p.SendPayoutFunc(ctx, req)
+}
+
+func (p *Provider) GetPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, error) {
+	must(p.GetPayoutFunc != nil, "GetPayoutFunc")
+	return p.GetPayoutFunc(ctx, idempotencyKey)
+}
+
+func (p *Provider) NotFoundGrace() time.Duration {
+	if p.NotFoundGraceFunc == nil {
+		return 0
+	}
+	return p.NotFoundGraceFunc()
+}
+
+func must(set bool, field string) {
+	if !set {
+		panic("enginetest.Provider." + field + " is not set")
+	}
+}

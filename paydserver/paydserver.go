@@ -1,0 +1,163 @@
+// Package paydserver wires payd: a store, a provider, the engine and the
+// HTTP handler, as the reference server (cmd/payd) runs them. The server,
+// a host application that embeds payd, and every end-to-end test build the
+// same thing with New, so that there is one wiring and no copies of it.
+//
+//	app, err := paydserver.New(paydserver.Config{Store: store, Keyring: keyring, PublicURL: url, APIPrefix: "/api"})
+//	go app.Engine.Run(ctx)               // verification, expiry, payouts, webhooks
+//	http.Handle("/", app.Handler)        // the API under /api and the hosted checkout
+//
+// Main serves an App over HTTP with its background work, and stops both in
+// order. The package paydtest runs one for a test.
+package paydserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/provider/smsinbox"
+	"github.com/payd-engine/payd/transport"
+)
+
+// Store is what the reference server needs of a database: the engine's
+// store and its providers' tables. storage/sqlite and storage/postgres
+// implement it.
+type Store interface {
+	engine.Store
+	sandbox.PaymentStore
+	sandbox.PayoutStore
+	smsinbox.Store
+}
+
+// Providers the reference server runs with.
+const (
+	ProviderSandbox  = "sandbox"
+	ProviderSMSInbox = "smsinbox"
+)
+
+// Config is everything a payd is built from. Store and Keyring are
+// required; the zero value of every other field is a working default.
+type Config struct {
+	Store     Store
+	Keyring   *engine.Keyring
+	PublicURL string
+	APIPrefix string
+	Clock     clock.Clock
+	Logger    *slog.Logger
+	// Provider is ProviderSandbox (the default) or ProviderSMSInbox.
+	Provider string
+	Sandbox  SandboxSettings
+	// SMSSilence is how long an SMS device may be silent (0: default).
+	SMSSilence time.Duration
+	// SMSGrace is how long an ID no SMS proves yet waits (0: default).
+	SMSGrace time.Duration
+	// Webhooks posts events; nil means transport.NewWebhookClient(false).
+	Webhooks engine.WebhookClient
+	// LeaseDuration is how long a process owns claimed work (0: default).
+	LeaseDuration time.Duration
+	// RateLimits are per API key; the zero value means none.
+	RateLimits transport.RateLimits
+	// WorkerConcurrency is how many claimed items a worker handles at once.
+	WorkerConcurrency int
+	// APIKeyCacheTTL is engine.Config.APIKeyCacheTTL (0: its default).
+	APIKeyCacheTTL time.Duration
+	// CreateBatch is engine.Config.CreateBatch (0: its default).
+	CreateBatch int
+	// PollInterval and PayoutPollInterval are the engine's (0: its
+	// defaults); tests shorten them.
+	PollInterval, PayoutPollInterval time.Duration
+}
+
+// SandboxSettings configure the sandbox provider's payouts.
+type SandboxSettings struct {
+	PayoutMode         string
+	PayoutDelay        time.Duration
+	UnavailableMethods []string
+}
+
+// App is a wired payd: the engine, its provider and the HTTP handler.
+type App struct {
+	Engine *engine.Engine
+	// One of Sandbox and Inbox is set, as Config.Provider says.
+	Sandbox *sandbox.Provider
+	Inbox   *smsinbox.Provider
+	// Handler serves the API under Config.APIPrefix and the checkout.
+	Handler http.Handler
+}
+
+// New wires a payd from cfg. It starts nothing: run App.Engine.Run for the
+// background work, and serve App.Handler.
+func New(cfg Config) (*App, error) {
+	a := &App{}
+	var provider engine.Provider
+	switch cfg.Provider {
+	case "", ProviderSandbox:
+		sb, err := sandbox.New(sandbox.Config{
+			PublicURL: cfg.PublicURL, Payments: cfg.Store, Payouts: cfg.Store, Clock: cfg.Clock,
+			PayoutMode: cfg.Sandbox.PayoutMode, PayoutDelay: cfg.Sandbox.PayoutDelay,
+			UnavailablePayoutMethods: cfg.Sandbox.UnavailableMethods,
+		})
+		if err != nil {
+			return nil, err
+		}
+		a.Sandbox, provider = sb, sb
+	case ProviderSMSInbox:
+		inbox, err := smsinbox.New(smsinbox.Config{Store: cfg.Store, Silence: cfg.SMSSilence, NotFoundGrace: cfg.SMSGrace, Clock: cfg.Clock, Logger: cfg.Logger})
+		if err != nil {
+			return nil, err
+		}
+		a.Inbox, provider = inbox, inbox
+	default:
+		return nil, fmt.Errorf("--provider must be %s or %s, got %q", ProviderSandbox, ProviderSMSInbox, cfg.Provider)
+	}
+	if cfg.Webhooks == nil {
+		cfg.Webhooks = transport.NewWebhookClient(false)
+	}
+	eng, err := engine.New(engine.Config{
+		Store: cfg.Store, Provider: provider, Clock: cfg.Clock, Keyring: cfg.Keyring,
+		APIPrefix: cfg.APIPrefix, Logger: cfg.Logger, Webhooks: cfg.Webhooks, LeaseDuration: cfg.LeaseDuration,
+		WorkerConcurrency: cfg.WorkerConcurrency, APIKeyCacheTTL: cfg.APIKeyCacheTTL, CreateBatch: cfg.CreateBatch,
+		PollInterval: cfg.PollInterval, PayoutPollInterval: cfg.PayoutPollInterval,
+		RequireLiveWallets: a.Inbox != nil,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.Engine = eng
+	tc := transport.Config{Engine: eng, Prefix: cfg.APIPrefix, Logger: cfg.Logger, RateLimits: cfg.RateLimits}
+	if a.Sandbox != nil {
+		tc.Sandbox = sandboxControl{a.Sandbox}
+	} else {
+		a.Inbox.Attach(eng)
+		tc.Devices = a.Inbox
+	}
+	a.Handler = transport.NewHandler(tc)
+	return a, nil
+}
+
+// sandboxControl adapts the sandbox provider to the transport's Sandbox.
+type sandboxControl struct{ provider *sandbox.Provider }
+
+func (c sandboxControl) RecordPayment(ctx context.Context, p transport.SandboxPayment) (*engine.ProviderTransaction, error) {
+	return c.provider.RecordPayment(ctx, sandbox.PaymentParams(p))
+}
+
+func (c sandboxControl) SetOutage(organizationID string, down bool) {
+	c.provider.SetOutage(organizationID, down)
+}
+
+func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, withdrawalID, outcome string) error {
+	_, err := c.provider.Settle(ctx, organizationID, withdrawalID, outcome)
+	if errors.Is(err, sandbox.ErrAlreadySettled) {
+		return engine.Errorf(engine.CodeConflict, "outcome: the payout was already settled the other way")
+	}
+	return err
+}
