@@ -137,7 +137,16 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		runCmd = cmd.setup(fs)
 	}
 	if fs.Lookup("actor") == nil { // balance adjust declares its own
-		fs.String("actor", env("USER", "admin"), "who is acting, recorded in the audit log (default $USER)")
+		fs.String("actor", env("USER", "admin"), "who is acting, recorded in the audit log ($USER if set)")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: payd admin %s [flags]: %s\n", name, cmd.summary)
+		for other, c := range adminCommands { // "ledger" is also the noun of "ledger verify"
+			if strings.HasPrefix(other, name+" ") {
+				fmt.Fprintf(fs.Output(), "also: payd admin %s: %s\n", other, c.summary)
+			}
+		}
+		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, rest, stdout, stderr); err != nil {
 		return err

@@ -24,7 +24,7 @@ func balanceAdjust(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any,
 	fs.StringVar(&p.OrganizationID, "org", "", "organization ID")
 	fs.StringVar(&p.Amount, "amount", "", "amount in BDT; negative (\"-250.00\") to debit")
 	fs.StringVar(&p.Reason, "reason", "", "why, for the journal (required)")
-	fs.StringVar(&p.Actor, "actor", env("USER", "admin"), "who makes the adjustment (default $USER)")
+	fs.StringVar(&p.Actor, "actor", env("USER", "admin"), "who makes the adjustment ($USER if set)")
 	return func(ctx context.Context, eng *engine.Engine) (any, error) {
 		j, err := eng.AdjustBalance(ctx, p)
 		if err != nil {

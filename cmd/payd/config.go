@@ -32,7 +32,8 @@ type storeFlags struct {
 func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.db, "db", env("PAYD_DB", "payd.db"), "database: a SQLite file path (the default) or a postgres:// URL (env PAYD_DB)")
 	fs.StringVar(&f.masterKeyFile, "master-key-file", env("PAYD_MASTER_KEY_FILE", ""),
-		"file holding the master key that seals secrets at rest; created with mode 0600 if missing\n"+
+		"file holding the master key that seals secrets at rest; created with mode 0600 by the first\n"+
+			"payd serve or payd admin init; another command never creates it "+
 			"(default: the SQLite path + \".key\"; PAYD_MASTER_KEY, base64 or hex of 32 bytes, takes precedence) (env PAYD_MASTER_KEY_FILE)")
 }
 

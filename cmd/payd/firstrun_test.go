@@ -115,6 +115,8 @@ func TestHelpExitsZero(t *testing.T) {
 		{[]string{"admin", "org", "create", "--help"}, "-name"},
 		{[]string{"admin", "init", "--help"}, "-db"},
 		{[]string{"admin", "device", "add", "-h"}, "-wallet"},
+		{[]string{"admin", "ledger", "--help"}, "payd admin ledger verify: recompute"},
+		{[]string{"admin", "org", "create", "--help"}, "usage: payd admin org create [flags]: create an organization"},
 	} {
 		cmd := exec.Command(bin, tc.args...)
 		cmd.Dir = t.TempDir() // no database is created either
