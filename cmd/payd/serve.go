@@ -123,7 +123,7 @@ func newApp(cfg appConfig) (*app, error) {
 		tc.Sandbox = sandboxControl{a.sandbox, eng}
 	} else {
 		a.inbox.Attach(eng)
-		tc.Devices = a.inbox
+		tc.Devices = inboxDevices{a.inbox}
 	}
 	a.handler = transport.NewHandler(tc)
 	return a, nil
