@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/transport/signing"
@@ -152,7 +153,7 @@ func runHostile(t *testing.T, h *harness) {
 	if got := h.balance(org); got != balanceBefore {
 		t.Errorf("balance moved: %s -> %s", balanceBefore, got)
 	}
-	if _, err := h.cfg.store.GetSandboxPayment(ctx, org.id, "bkash", "HOSTILE1"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := sandbox.NewSQLStore(h.cfg.store).GetSandboxPayment(ctx, org.id, "bkash", "HOSTILE1"); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("a hostile sandbox payment was recorded: %v", err)
 	}
 	accepted := runAcceptedVerbatim(t, h, org)

@@ -23,12 +23,9 @@ import (
 )
 
 // paydStore is what the reference server needs of a database: the engine's
-// store and its providers' tables.
+// store, on whose transactions the providers keep their own tables.
 type paydStore interface {
 	engine.Store
-	sandbox.PaymentStore
-	sandbox.PayoutStore
-	smsinbox.Store
 }
 
 // Providers the reference server runs with.
@@ -88,7 +85,7 @@ func newApp(cfg appConfig) (*app, error) {
 	switch cfg.provider {
 	case "", providerSandbox:
 		sb, err := sandbox.New(sandbox.Config{
-			PublicURL: cfg.publicURL, Payments: cfg.store, Payouts: cfg.store, Clock: cfg.clock,
+			PublicURL: cfg.publicURL, Payments: sandbox.NewSQLStore(cfg.store), Payouts: sandbox.NewSQLStore(cfg.store), Clock: cfg.clock,
 			PayoutMode: cfg.sandbox.payoutMode, PayoutDelay: cfg.sandbox.payoutDelay,
 			UnavailablePayoutMethods: cfg.sandbox.unavailableMethods,
 		})
@@ -97,7 +94,7 @@ func newApp(cfg appConfig) (*app, error) {
 		}
 		a.sandbox, provider = sb, sb
 	case providerSMSInbox:
-		inbox, err := smsinbox.New(smsinbox.Config{Store: cfg.store, Silence: cfg.smsSilence, NotFoundGrace: cfg.smsGrace, Clock: cfg.clock, Logger: cfg.logger})
+		inbox, err := smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(cfg.store), Silence: cfg.smsSilence, NotFoundGrace: cfg.smsGrace, Clock: cfg.clock, Logger: cfg.logger})
 		if err != nil {
 			return nil, err
 		}

@@ -109,7 +109,7 @@ func startServer(t *testing.T) (*httptest.Server, *engine.Engine) {
 
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	provider, err := sandbox.New(sandbox.Config{
-		PublicURL: srv.URL, Payments: store, Payouts: store, PayoutDelay: 500 * time.Millisecond,
+		PublicURL: srv.URL, Payments: sandbox.NewSQLStore(store), Payouts: sandbox.NewSQLStore(store), PayoutDelay: 500 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -111,7 +111,7 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 	if err != nil {
 		return nil, err
 	}
-	provider, err := sandbox.New(sandbox.Config{PublicURL: publicURL, Payments: store, Payouts: store})
+	provider, err := sandbox.New(sandbox.Config{PublicURL: publicURL, Payments: sandbox.NewSQLStore(store), Payouts: sandbox.NewSQLStore(store)})
 	if err != nil {
 		store.Close()
 		return nil, err

@@ -60,7 +60,7 @@ func startPayd(t *testing.T) *paydServer {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var handler http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	provider, err := sandbox.New(sandbox.Config{PublicURL: srv.URL, Payments: store, Payouts: store})
+	provider, err := sandbox.New(sandbox.Config{PublicURL: srv.URL, Payments: sandbox.NewSQLStore(store), Payouts: sandbox.NewSQLStore(store)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // PaymentStore keeps simulated payments durably, so a payment recorded
 // before a restart is still found after it. Each organization has a sandbox
 // of its own: a payment one records is never found for another.
-// storage/sqlite and storage/postgres implement it.
+// NewSQLStore implements it on the engine's store.
 type PaymentStore interface {
 	// RecordSandboxPayment stores p for an organization. Returns
 	// engine.ErrDuplicate if that organization has a payment with the same

@@ -99,7 +99,7 @@ func startEnv(dir string, o envOptions) (*env, func(), error) {
 	stops = append(stops, srv.Close)
 
 	provider, err := sandbox.New(sandbox.Config{
-		PublicURL: srv.URL, Payments: store, Payouts: store,
+		PublicURL: srv.URL, Payments: sandbox.NewSQLStore(store), Payouts: sandbox.NewSQLStore(store),
 		PayoutMode: o.PayoutMode, PayoutDelay: 100 * time.Millisecond,
 	})
 	if err != nil {
