@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,6 +27,7 @@ type pkg struct {
 // build what it checks from anything.
 func listPackages(t *testing.T) map[string]pkg {
 	t.Helper()
+	readSources(t)
 	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Standard,Deps", module+"/...").Output()
 	if err != nil {
 		var ee *exec.ExitError
@@ -44,6 +48,29 @@ func listPackages(t *testing.T) map[string]pkg {
 		pkgs[p.ImportPath] = p
 	}
 	return pkgs
+}
+
+// readSources reads every Go file of the module and go.mod: go test
+// caches a result by the files the test opens, and knows nothing of what
+// go list read, so without it a planted import would pass from the cache.
+func readSources(t *testing.T) {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(path, ".go") || d.Name() == "go.mod") {
+			_, err = os.ReadFile(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // under reports whether path is the package dir or one below it.
