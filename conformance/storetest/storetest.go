@@ -33,6 +33,9 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		name  string
 		tests []test
 	}{
+		{"SQLTx", []test{
+			{"Exposed", testSQLTxExposed},
+		}},
 		{"Organizations", []test{
 			{"RoundTrip", testOrganizationRoundTrip},
 			{"MethodFees", testMethodFeesRoundTrip},
