@@ -2,9 +2,9 @@ package smsinbox_test
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
-	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -152,7 +152,7 @@ func oldRows() (org *engine.Organization, w *engine.Wallet, d *smsinbox.Device, 
 		{ID: "sms_1", OrganizationID: org.ID, DeviceID: d.ID, WalletID: w.ID, Sender: "bKash", Body: "You have received...",
 			Fingerprint: []byte{9, 8, 7}, ReceivedAt: at, Status: smsinbox.StatusAccepted, Channel: "bkash", Parsed: parsed,
 			PrevBalances: []decimal.Decimal{decimal.RequireFromString("998.45"), decimal.RequireFromString("1000.5")},
-			CreatedAt: at, UpdatedAt: seen},
+			CreatedAt:    at, UpdatedAt: seen},
 		{ID: "sms_2", OrganizationID: org.ID, DeviceID: d.ID, Sender: "Unknown", Body: "hello",
 			Fingerprint: []byte{6, 5}, ReceivedAt: seen, Status: smsinbox.StatusUntrustedSender, Reason: "not a wallet sender",
 			CreatedAt: seen, UpdatedAt: seen},
