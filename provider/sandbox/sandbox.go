@@ -2,6 +2,11 @@
 // mode: no money moves. Wallet payments are simulated by recording them
 // (POST /api/sandbox/payments, or the pay button of the hosted checkout),
 // lookups answer from those records, and a switch simulates an outage.
+//
+// Its records are its own tables, kept with its own SQL on the engine's
+// store through engine.SQLTx (NewSQLStore): the stores never learn the
+// sandbox's types, so a provider is added or removed without touching
+// storage/.
 package sandbox
 
 import (

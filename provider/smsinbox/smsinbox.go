@@ -19,6 +19,15 @@
 // Payouts cannot be sent from an SMS: they go to an operator's queue, and
 // the operator records the outcome of their own send, or the SMS of that
 // send, once proven, records it when it fits exactly one queued payout.
+//
+// The inbox keeps its own tables with its own SQL, per dialect, on the
+// engine's transactions (NewSQLStore, through engine.SQLTx), so its rows
+// commit with the audit entries, wallets and attempts that go with them,
+// and the stores never learn its types: a plug-in that owns its SQL can be
+// added or removed without touching storage/ (River's drivers and their
+// migration lines are the model). The other way, a persistence interface
+// the storage adapters implement, would make every store import every
+// provider. sqlstore.go says more.
 package smsinbox
 
 import (
