@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/internal/rowset"
 )
 
 // The Tx seen as SQL (engine.SQLTx), for a provider's own tables: its
@@ -32,12 +33,7 @@ func (t *tx) QuerySQL(ctx context.Context, query string, args []any, row func(sc
 	}
 	defer rows.Close()
 	scan := func(dest ...any) error { return interpretError(rows.Scan(sqlDests(dest)...)) }
-	for rows.Next() {
-		if err := row(scan); err != nil {
-			return err
-		}
-	}
-	return interpretError(rows.Err())
+	return interpretError(rowset.Each(rows, func() error { return row(scan) }))
 }
 
 // sqlArgs encodes a provider's arguments as the schema's columns; decimals

@@ -23,14 +23,28 @@ type Rows interface {
 // error: scan's as it returned it, or the result set's.
 func Collect[T any](rs Rows, scan func(Scanner) (*T, error)) ([]*T, error) {
 	var out []*T
-	for rs.Next() {
+	err := Each(rs, func() error {
 		v, err := scan(rs)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			out = append(out, v)
 		}
-		out = append(out, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rs.Err()
+	return out, nil
+}
+
+// Each calls fn for every row, in order, and stops at the first error:
+// fn's as it returned it, or the result set's.
+func Each(rs Rows, fn func() error) error {
+	for rs.Next() {
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	return rs.Err()
 }
 
 // SortDue orders claimed work earliest due first, then by ID: the order the
