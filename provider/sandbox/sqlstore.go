@@ -14,7 +14,7 @@ import (
 // without learning the sandbox's types. Statements are written once with
 // numbered parameters ($1), which SQLite reads as Postgres does; only an
 // INSERT's conflict clause differs. The tables, sandbox_payments and
-// sandbox_payouts, were created by storage's released migrations (0001,
+// sandbox_payouts, were created by storage's released migrations (0002, 0003,
 // 0010), which every database has and which are never edited or moved.
 //
 // The sandbox is not the engine: each call is a transaction of its own,

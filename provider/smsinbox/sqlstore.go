@@ -30,7 +30,7 @@ import (
 //
 // The tables themselves (sms_devices, sms_wallets, sms_messages and its
 // counts, sms_settings, manual_payouts) were created by storage's
-// migrations 0006, 0007 and 0010, released before the inbox kept its SQL:
+// migrations 0006 and 0007, released before the inbox kept its SQL:
 // a released migration is never edited or moved, so every database,
 // old or new, has them from there.
 
