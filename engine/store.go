@@ -31,6 +31,31 @@ type OneReader interface {
 	ReadOne(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
 }
 
+// SQLTx is a Tx seen as SQL, for a plug-in that keeps tables of its own
+// (a provider, which ships its SQL per dialect): the Tx of storage/sqlite
+// and storage/postgres implement it, and the plug-in reaches it by a type
+// assertion on the Tx that Store.InTx or ReadTx gives it, so its rows
+// commit with the engine's. The engine itself never uses it.
+//
+// Arguments and scan destinations are Go values, which the store encodes
+// as its schema does (SQLite: Unix microseconds, decimals as canonical
+// text): string, bool, int, int64, []byte, time.Time (the zero time is
+// NULL), *time.Time (nil is NULL), decimal.Decimal, decimal.NullDecimal,
+// and, to scan into, pointers to them (a NULL time scans as the zero time
+// into *time.Time) and database/sql's Null types. Errors are the engine's:
+// a violated uniqueness constraint is ErrDuplicate (in Postgres it also
+// aborts the transaction: write INSERT ... ON CONFLICT DO NOTHING and
+// check the count).
+type SQLTx interface {
+	// Dialect names the SQL the store speaks: "sqlite" or "postgres".
+	Dialect() string
+	// ExecSQL runs a statement and returns how many rows it changed.
+	ExecSQL(ctx context.Context, query string, args ...any) (int64, error)
+	// QuerySQL runs a query and calls row once per row, in order; scan
+	// reads the row's columns into dest.
+	QuerySQL(ctx context.Context, query string, args []any, row func(scan func(dest ...any) error) error) error
+}
+
 // Tx is what the engine can do inside a transaction. Methods return
 // ErrNotFound when a row does not exist and ErrDuplicate when a uniqueness
 // constraint (including a primary key) would be violated; any other error is

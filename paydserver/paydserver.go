@@ -28,13 +28,10 @@ import (
 )
 
 // Store is what the reference server needs of a database: the engine's
-// store and its providers' tables. storage/sqlite and storage/postgres
-// implement it.
+// store, on whose transactions the providers keep their own tables
+// (engine.SQLTx). storage/sqlite and storage/postgres implement it.
 type Store interface {
 	engine.Store
-	sandbox.PaymentStore
-	sandbox.PayoutStore
-	smsinbox.Store
 }
 
 // Providers the reference server runs with.
@@ -101,7 +98,7 @@ func New(cfg Config) (*App, error) {
 	switch cfg.Provider {
 	case "", ProviderSandbox:
 		sb, err := sandbox.New(sandbox.Config{
-			PublicURL: cfg.PublicURL, Payments: cfg.Store, Payouts: cfg.Store, Clock: cfg.Clock,
+			PublicURL: cfg.PublicURL, Payments: sandbox.NewSQLStore(cfg.Store), Payouts: sandbox.NewSQLStore(cfg.Store), Clock: cfg.Clock,
 			PayoutMode: cfg.Sandbox.PayoutMode, PayoutDelay: cfg.Sandbox.PayoutDelay,
 			UnavailablePayoutMethods: cfg.Sandbox.UnavailableMethods,
 		})
@@ -110,7 +107,7 @@ func New(cfg Config) (*App, error) {
 		}
 		a.Sandbox, provider = sb, sb
 	case ProviderSMSInbox:
-		inbox, err := smsinbox.New(smsinbox.Config{Store: cfg.Store, Silence: cfg.SMSSilence, NotFoundGrace: cfg.SMSGrace, Clock: cfg.Clock, Logger: cfg.Logger})
+		inbox, err := smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(cfg.Store), Silence: cfg.SMSSilence, NotFoundGrace: cfg.SMSGrace, Clock: cfg.Clock, Logger: cfg.Logger})
 		if err != nil {
 			return nil, err
 		}
@@ -137,7 +134,7 @@ func New(cfg Config) (*App, error) {
 		tc.Sandbox = sandboxControl{a.Sandbox}
 	} else {
 		a.Inbox.Attach(eng)
-		tc.Devices = a.Inbox
+		tc.Devices = inboxDevices{a.Inbox}
 	}
 	a.Handler = transport.NewHandler(tc)
 	return a, nil

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
 // DefaultDeviceRate bounds each device's posts: a phone gets a few SMS a
@@ -28,31 +27,57 @@ var DefaultDeviceRate = Rate{PerSecond: 1, Burst: 60}
 // answered the same way, whatever payd made of it (accepted, held, a copy,
 // a conflict, an unknown format): what it was is the operator's, in payd
 // admin sms list and the log.
+//
+// The types are the transport's own, so that the transport imports no
+// provider: the wiring (cmd/payd) adapts the inbox to them.
 type Devices interface {
-	Authenticate(ctx context.Context, token string) (*smsinbox.Device, error)
-	Heartbeat(ctx context.Context, d *smsinbox.Device) (time.Time, error)
-	Ingest(ctx context.Context, d *smsinbox.Device, in smsinbox.Incoming) (*smsinbox.SMS, bool, error)
+	// Authenticate returns the device whose bearer token is token, or an
+	// engine error (unauthorized) to answer with.
+	Authenticate(ctx context.Context, token string) (Device, error)
+	// Heartbeat records that d is alive and returns until when its wallets
+	// stay in the recipient pool.
+	Heartbeat(ctx context.Context, d Device) (liveUntil time.Time, err error)
+	// Ingest stores an SMS d forwarded. A copy of one stored is no error.
+	Ingest(ctx context.Context, d Device, in IncomingSMS) error
 }
 
-func (s *server) authenticateDevice(w http.ResponseWriter, r *http.Request) (*smsinbox.Device, error) {
+// Device is a device Authenticate let in.
+type Device struct {
+	// ID is the device's ID: its rate limit bucket and its heartbeat's
+	// answer.
+	ID string
+	// Inbox is the inbox's own record of the device, handed back to
+	// Heartbeat and Ingest untouched.
+	Inbox any
+}
+
+// IncomingSMS is an SMS as a device posts it.
+type IncomingSMS struct {
+	Sender string
+	Body   string
+	// ReceivedAt is when the phone received it; zero means now.
+	ReceivedAt time.Time
+}
+
+func (s *server) authenticateDevice(w http.ResponseWriter, r *http.Request) (Device, error) {
 	authorization, err := credentialHeader(r, "Authorization")
 	if err != nil {
-		return nil, err
+		return Device{}, err
 	}
 	scheme, token, _ := strings.Cut(authorization, " ")
 	token = strings.TrimSpace(token)
 	if !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return nil, engine.Errorf(engine.CodeUnauthorized, "missing_device_token")
+		return Device{}, engine.Errorf(engine.CodeUnauthorized, "missing_device_token")
 	}
 	d, err := s.devices.Authenticate(r.Context(), token)
 	if err != nil {
-		return nil, err
+		return Device{}, err
 	}
 	// Each device has a bucket of its own (RateLimits.Device).
 	if ok, wait := s.limiters[classDevice].allow(d.ID); !ok {
 		secs := max(1, int(math.Ceil(wait.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		return nil, engine.Errorf(codeRateLimited, "too many requests for this device: retry after %d s", secs)
+		return Device{}, engine.Errorf(codeRateLimited, "too many requests for this device: retry after %d s", secs)
 	}
 	return d, nil
 }
@@ -72,7 +97,7 @@ func (s *server) ingestSMS(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var in smsinbox.Incoming
+	var in IncomingSMS
 	if in.Sender, err = o.string("sender", true); err != nil {
 		return err
 	}
@@ -88,7 +113,7 @@ func (s *server) ingestSMS(w http.ResponseWriter, r *http.Request) error {
 			return engine.Invalid("received_at", "must be an RFC 3339 time, e.g. 2026-11-21T14:03:05+06:00")
 		}
 	}
-	if _, _, err := s.devices.Ingest(r.Context(), dev, in); err != nil {
+	if err := s.devices.Ingest(r.Context(), dev, in); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, smsReceived)

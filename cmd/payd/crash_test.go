@@ -27,6 +27,7 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/transport/signing"
 )
@@ -548,7 +549,7 @@ func crashCheck(t *testing.T, store paydserver.Store, db, orgID string, l *crash
 		}
 	}
 	for txID := range l.payments {
-		if _, err := store.GetSandboxPayment(ctx, orgID, "bkash", txID); err != nil {
+		if _, err := sandbox.NewSQLStore(store).GetSandboxPayment(ctx, orgID, "bkash", txID); err != nil {
 			t.Errorf("acknowledged sandbox payment %s: %v", txID, err)
 		}
 	}
@@ -572,7 +573,7 @@ func crashCheck(t *testing.T, store paydserver.Store, db, orgID string, l *crash
 		if w.MerchantID != want.merchantID || !w.Amount.Equal(decimal.RequireFromString(want.amount)) || w.Account != want.account {
 			t.Errorf("withdrawal %s is %s %s %s, was created as %+v", id, w.MerchantID, w.Amount, w.Account, want)
 		}
-		po, _, err := store.GetSandboxPayout(ctx, id)
+		po, _, err := sandbox.NewSQLStore(store).GetSandboxPayout(ctx, id)
 		if err != nil {
 			t.Errorf("withdrawal %s has no payout in the sandbox book: %v", id, err)
 			continue

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/transport/signing"
@@ -150,7 +151,7 @@ func runHostile(t *testing.T, h *harness) {
 	if got := h.balance(org); got != balanceBefore {
 		t.Errorf("balance moved: %s -> %s", balanceBefore, got)
 	}
-	if _, err := h.Config.Store.GetSandboxPayment(ctx, org.ID, "bkash", "HOSTILE1"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := sandbox.NewSQLStore(h.Config.Store).GetSandboxPayment(ctx, org.ID, "bkash", "HOSTILE1"); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("a hostile sandbox payment was recorded: %v", err)
 	}
 	accepted := runAcceptedVerbatim(t, h, org)

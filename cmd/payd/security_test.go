@@ -20,6 +20,7 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/transport/signing"
 )
 
@@ -366,7 +367,7 @@ func TestSQLiteFilesOwnerOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	if _, err := store.GetSandboxPayment(context.Background(), "org", "bkash", "X"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := sandbox.NewSQLStore(store).GetSandboxPayment(context.Background(), "org", "bkash", "X"); !errors.Is(err, engine.ErrNotFound) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{db, db + "-wal", db + "-shm"} {

@@ -6,12 +6,15 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/sandbox"
 )
 
 // The sandbox provider's payments and payouts are written outside the
-// engine's transactions, by methods of the store itself.
+// engine's transactions, each in a transaction of its own, by the
+// provider's own SQL (sandbox.NewSQLStore) on the store's engine.SQLTx.
 
-func testSandboxPayments(t *testing.T, s Store) {
+func testSandboxPayments(t *testing.T, store Store) {
+	s := sandbox.NewSQLStore(store)
 	ctx := context.Background()
 	const org, other = "org_sandbox_1", "org_sandbox_2"
 	completed := &engine.ProviderTransaction{
@@ -66,7 +69,8 @@ func testSandboxPayments(t *testing.T, s Store) {
 	}
 }
 
-func testSandboxPayouts(t *testing.T, s Store) {
+func testSandboxPayouts(t *testing.T, store Store) {
+	s := sandbox.NewSQLStore(store)
 	ctx := context.Background()
 	pending := &engine.Payout{
 		IdempotencyKey: "wdr_1:1", Reference: "SBX-PAYOUT-1", Method: "bkash", Account: "01711111111",

@@ -23,7 +23,7 @@ import (
 
 func inboxWrite(t *testing.T, s Store, fn func(ctx context.Context, tx smsinbox.Tx) error) {
 	t.Helper()
-	if err := s.InboxTx(context.Background(), fn); err != nil {
+	if err := inbox(s).InboxTx(context.Background(), fn); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -31,7 +31,7 @@ func inboxWrite(t *testing.T, s Store, fn func(ctx context.Context, tx smsinbox.
 func inboxGet[T any](t *testing.T, s Store, fn func(ctx context.Context, tx smsinbox.Tx) (T, error)) T {
 	t.Helper()
 	var v T
-	if err := s.InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
+	if err := inbox(s).InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
 		var err error
 		v, err = fn(ctx, tx)
 		return err
@@ -54,7 +54,7 @@ func inboxCreate[T any](t *testing.T, s Store, insert func(smsinbox.Tx, context.
 }
 
 func inboxTry[T any](s Store, insert func(smsinbox.Tx, context.Context, T) error, row T) error {
-	return s.InboxTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error { return insert(tx, ctx, row) })
+	return inbox(s).InboxTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error { return insert(tx, ctx, row) })
 }
 
 // inboxLocked checks that lock reads want in a write transaction and in a
@@ -79,10 +79,10 @@ func inboxAllNotFound(t *testing.T, s Store, reads, writes inboxCalls) {
 	t.Helper()
 	ctx := context.Background()
 	for name, fn := range reads {
-		wantNotFound(t, name, s.InboxReadTx(ctx, fn))
+		wantNotFound(t, name, inbox(s).InboxReadTx(ctx, fn))
 	}
 	for name, fn := range writes {
-		wantNotFound(t, name, s.InboxTx(ctx, fn))
+		wantNotFound(t, name, inbox(s).InboxTx(ctx, fn))
 	}
 }
 
@@ -158,7 +158,7 @@ func testInboxTransactions(t *testing.T, s Store) {
 	ctx := context.Background()
 	mustOrgs(t, s, "org_1")
 	sentinel := errors.New("stop")
-	err := s.InboxTx(ctx, func(ctx context.Context, tx smsinbox.Tx) error {
+	err := inbox(s).InboxTx(ctx, func(ctx context.Context, tx smsinbox.Tx) error {
 		if err := tx.CreateDevice(ctx, newDevice("dev_rolled_back", "org_1")); err != nil {
 			return err
 		}
@@ -167,10 +167,10 @@ func testInboxTransactions(t *testing.T, s Store) {
 	if err != sentinel {
 		t.Errorf("InboxTx returned %v, want the fn's error", err)
 	}
-	if err := s.InboxReadTx(ctx, func(context.Context, smsinbox.Tx) error { return sentinel }); err != sentinel {
+	if err := inbox(s).InboxReadTx(ctx, func(context.Context, smsinbox.Tx) error { return sentinel }); err != sentinel {
 		t.Errorf("InboxReadTx returned %v, want the fn's error", err)
 	}
-	err = s.InboxReadTx(ctx, func(ctx context.Context, tx smsinbox.Tx) error {
+	err = inbox(s).InboxReadTx(ctx, func(ctx context.Context, tx smsinbox.Tx) error {
 		return tx.CreateDevice(ctx, newDevice("dev_read_only", "org_1"))
 	})
 	if err == nil {
@@ -259,7 +259,7 @@ func testSMSDeviceRoundTrip(t *testing.T, s Store) {
 	assertEqual(t, byHash(sha("rotated")), full)
 	assertEqual(t, byHash(bare.TokenHash), bare)
 	// The old token's hash finds nothing: a rotated token stops at once.
-	wantNotFound(t, "GetDeviceByTokenHash(old hash)", s.InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
+	wantNotFound(t, "GetDeviceByTokenHash(old hash)", inbox(s).InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
 		_, err := tx.GetDeviceByTokenHash(ctx, sha("token"))
 		return err
 	}))
@@ -863,7 +863,7 @@ func testLockChainSerializes(t *testing.T, s Store) {
 	lock := func(ctx context.Context, tx smsinbox.Tx) (*smsinbox.Chain, error) {
 		return tx.LockChain(ctx, "org_1", "wal_1")
 	}
-	lockSerializesIn(t, s.InboxTx, s.InboxReadTx, 20, txCounter[smsinbox.Tx, *smsinbox.Chain]{
+	lockSerializesIn(t, inbox(s).InboxTx, inbox(s).InboxReadTx, 20, txCounter[smsinbox.Tx, *smsinbox.Chain]{
 		lock: lock, get: lock, update: smsinbox.Tx.UpdateChain,
 		count: func(c *smsinbox.Chain) int { return int(c.Balance.Decimal.IntPart()) },
 		inc: func(c *smsinbox.Chain) {
@@ -880,7 +880,7 @@ func testLockDeviceSerializes(t *testing.T, s Store) {
 	lock := func(ctx context.Context, tx smsinbox.Tx) (*smsinbox.Device, error) {
 		return tx.LockDevice(ctx, "org_1", "dev_1")
 	}
-	lockSerializesIn(t, s.InboxTx, s.InboxReadTx, 20, txCounter[smsinbox.Tx, *smsinbox.Device]{
+	lockSerializesIn(t, inbox(s).InboxTx, inbox(s).InboxReadTx, 20, txCounter[smsinbox.Tx, *smsinbox.Device]{
 		lock: lock, get: lock, update: smsinbox.Tx.UpdateDevice,
 		count: func(d *smsinbox.Device) int { return microsAfter(d.LastSeenAt) },
 		inc: func(d *smsinbox.Device) {
@@ -897,7 +897,7 @@ func testLockManualPayoutSerializes(t *testing.T, s Store) {
 	lock := func(ctx context.Context, tx smsinbox.Tx) (*smsinbox.ManualPayout, error) {
 		return tx.LockManualPayout(ctx, "wdr_1")
 	}
-	lockSerializesIn(t, s.InboxTx, s.InboxReadTx, 20, txCounter[smsinbox.Tx, *smsinbox.ManualPayout]{
+	lockSerializesIn(t, inbox(s).InboxTx, inbox(s).InboxReadTx, 20, txCounter[smsinbox.Tx, *smsinbox.ManualPayout]{
 		lock: lock, get: lock, update: smsinbox.Tx.UpdateManualPayout,
 		count: func(p *smsinbox.ManualPayout) int { return len(p.Reason) },
 		inc:   func(p *smsinbox.ManualPayout) { p.Reason += "x" },
@@ -909,7 +909,7 @@ func testLockManualPayoutSerializes(t *testing.T, s Store) {
 // them as copies).
 func testConcurrentSameSMS(t *testing.T, s Store) {
 	mustInboxFixture(t, s)
-	raceForOneIn(t, s.InboxTx, 20, func(ctx context.Context, tx smsinbox.Tx, i int) error {
+	raceForOneIn(t, inbox(s).InboxTx, 20, func(ctx context.Context, tx smsinbox.Tx, i int) error {
 		m := newSMS(fmt.Sprintf("sms_%02d", i), "org_1", "dev_1", "wal_1", smsinbox.StatusHeld, newParsed(smsparse.ChannelBkash, "TRX0000001"))
 		m.Fingerprint = sha("same")
 		return tx.CreateSMS(ctx, m)
@@ -1039,7 +1039,7 @@ func testSMSCounts(t *testing.T, s Store) {
 		}
 	}
 	// A rolled-back change counts nothing.
-	err := s.InboxTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
+	err := inbox(s).InboxTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
 		h2.Status = smsinbox.StatusExpired
 		if err := tx.UpdateSMS(ctx, h2); err != nil {
 			return err
@@ -1056,7 +1056,7 @@ func testSMSSettings(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1", "org_2")
 	get := func(orgID string) (*smsinbox.Settings, error) {
 		var out *smsinbox.Settings
-		err := s.InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
+		err := inbox(s).InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
 			var err error
 			out, err = tx.GetSettings(ctx, orgID)
 			return err
@@ -1080,3 +1080,7 @@ func testSMSSettings(t *testing.T, s Store) {
 	}
 	wantInternal(t, "settings of a missing organization", inboxTry(s, smsinbox.Tx.PutSettings, &smsinbox.Settings{OrganizationID: "org_x", UpdatedAt: base}))
 }
+
+// inbox is the SMS inbox's store on s: the provider's own SQL on the
+// store's engine.SQLTx.
+func inbox(s Store) smsinbox.Store { return smsinbox.NewSQLStore(s) }

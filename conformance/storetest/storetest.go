@@ -5,24 +5,16 @@
 package storetest
 
 import (
-	"context"
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
-// Store is what the suite exercises: the engine's Store, the sandbox
-// provider's durable payments and payouts, and the SMS inbox provider's
-// tables.
+// Store is what the suite exercises: the engine's Store. Its Tx must be an
+// engine.SQLTx too, on which the providers' own SQL (the sandbox's
+// payments and payouts, the SMS inbox's tables) is exercised as well.
 type Store interface {
 	engine.Store
-	smsinbox.Store
-	RecordSandboxPayment(ctx context.Context, organizationID string, p *engine.ProviderTransaction) error
-	GetSandboxPayment(ctx context.Context, organizationID, channel, transactionID string) (*engine.ProviderTransaction, error)
-	CreateSandboxPayout(ctx context.Context, organizationID string, p *engine.Payout) error
-	GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, string, error)
-	UpdateSandboxPayout(ctx context.Context, p *engine.Payout) error
 }
 
 // Exercise runs the suite. newStore must return a new, empty, migrated
@@ -41,6 +33,9 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		name  string
 		tests []test
 	}{
+		{"SQLTx", []test{
+			{"Exposed", testSQLTxExposed},
+		}},
 		{"Organizations", []test{
 			{"RoundTrip", testOrganizationRoundTrip},
 			{"MethodFees", testMethodFeesRoundTrip},

@@ -10,7 +10,7 @@ import (
 )
 
 // PayoutStore keeps simulated payouts durably, each with the organization
-// it pays for. storage/sqlite and storage/postgres implement it.
+// it pays for. NewSQLStore implements it on the engine's store.
 type PayoutStore interface {
 	// CreateSandboxPayout stores p for an organization. Returns
 	// engine.ErrDuplicate if a payout with p.IdempotencyKey exists.

@@ -2,6 +2,11 @@
 // mode: no money moves. Wallet payments are simulated by recording them
 // (POST /api/sandbox/payments, or the pay button of the hosted checkout),
 // lookups answer from those records, and a switch simulates an outage.
+//
+// Its records are its own tables, kept with its own SQL on the engine's
+// store through engine.SQLTx (NewSQLStore): the stores never learn the
+// sandbox's types, so a provider is added or removed without touching
+// storage/.
 package sandbox
 
 import (
@@ -21,7 +26,7 @@ import (
 // PaymentStore keeps simulated payments durably, so a payment recorded
 // before a restart is still found after it. Each organization has a sandbox
 // of its own: a payment one records is never found for another.
-// storage/sqlite and storage/postgres implement it.
+// NewSQLStore implements it on the engine's store.
 type PaymentStore interface {
 	// RecordSandboxPayment stores p for an organization. Returns
 	// engine.ErrDuplicate if that organization has a payment with the same

@@ -18,10 +18,7 @@ import (
 )
 
 // lateStore is what the late-SMS tests need of a store.
-type lateStore interface {
-	engine.Store
-	smsinbox.Store
-}
+type lateStore = engine.Store
 
 // onBothStores runs fn on a fixture over SQLite and, when
 // PAYD_TEST_POSTGRES_URL is set, over Postgres: the failed attempt, the
@@ -42,7 +39,7 @@ func onBothStores(t *testing.T, fn func(t *testing.T, f *fixture)) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { store.Close() })
-			if f.inbox, err = smsinbox.New(smsinbox.Config{Store: store, Clock: f.clock, Silence: time.Hour}); err != nil {
+			if f.inbox, err = smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(store), Clock: f.clock, Silence: time.Hour}); err != nil {
 				t.Fatal(err)
 			}
 			keyring, _ := engine.NewKeyring(make([]byte, engine.MasterKeySize))

@@ -44,10 +44,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // inboxStore is a store the provider runs on.
-type inboxStore interface {
-	engine.Store
-	smsinbox.Store
-}
+type inboxStore = engine.Store
 
 // newFixtureOn is newFixture on store, logging to logger (nil: the
 // default).
@@ -56,7 +53,7 @@ func newFixtureOn(t testing.TB, store inboxStore, logger *slog.Logger) *fixture 
 	f := &fixture{t: t, ctx: context.Background(), clock: clock.NewMock()}
 	f.clock.Set(t0)
 	var err error
-	if f.inbox, err = smsinbox.New(smsinbox.Config{Store: store, Clock: f.clock, Silence: 5 * time.Minute, Logger: logger}); err != nil {
+	if f.inbox, err = smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(store), Clock: f.clock, Silence: 5 * time.Minute, Logger: logger}); err != nil {
 		t.Fatal(err)
 	}
 	keyring, _ := engine.NewKeyring(make([]byte, engine.MasterKeySize))

@@ -10,9 +10,9 @@ import (
 	"github.com/payd-engine/payd/provider/smsinbox/smsparse"
 )
 
-// Store keeps the inbox durably. storage/sqlite and storage/postgres
-// implement it on the engine's own transactions, so an inbox change can
-// write the audit log (and read wallets and attempts) atomically with it.
+// Store keeps the inbox durably. NewSQLStore implements it with the inbox's
+// own SQL on the engine's transactions, so an inbox change can write the
+// audit log (and read wallets and attempts) atomically with it.
 type Store interface {
 	// InboxTx runs fn in a read-write transaction, as engine.Store.InTx.
 	InboxTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error

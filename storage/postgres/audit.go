@@ -2,27 +2,24 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
 // The audit log: append-only, so there is an insert and a list and nothing
 // else (0005's triggers refuse UPDATE, DELETE and TRUNCATE).
 
-const auditColumns = `id, actor, action, organization_id, subject, details, created_at`
+const auditColumns = schema.AuditColumns
 
 // auditDetailsCol scans the details JSON object; {} reads back as nil.
 type auditDetailsCol struct{ m *map[string]string }
 
 func (c auditDetailsCol) ScanBytes(b []byte) error {
-	var m map[string]string
-	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("postgres: audit details: %w", err)
-	}
-	if len(m) == 0 {
-		m = nil
+	m, err := schema.ParseAuditDetails(b)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
 	*c.m = m
 	return nil
@@ -38,16 +35,12 @@ func scanAudit(row scanner) (*engine.AuditEntry, error) {
 }
 
 func (t *tx) AppendAudit(ctx context.Context, e *engine.AuditEntry) error {
-	details := e.Details
-	if details == nil {
-		details = map[string]string{}
-	}
-	b, err := json.Marshal(details)
+	details, err := schema.AuditDetailsJSON(e.Details)
 	if err != nil {
 		return err
 	}
 	return t.insert(ctx, "audit entry "+e.ID, `INSERT INTO audit_log (`+auditColumns+`) VALUES (`+params(7)+`)`,
-		e.ID, e.Actor, e.Action, e.OrganizationID, e.Subject, string(b), e.CreatedAt)
+		e.ID, e.Actor, e.Action, e.OrganizationID, e.Subject, details, e.CreatedAt)
 }
 
 func (t *tx) ListAudit(ctx context.Context, p engine.ListAuditParams) ([]*engine.AuditEntry, error) {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/shopspring/decimal"
 )
 
 // Encodings of the schema's conventions. The write side is a plain function
@@ -165,21 +164,3 @@ func (c durationCol) ScanInt64(v pgtype.Int8) error {
 	*c.d = time.Duration(v.Int64)
 	return nil
 }
-
-// minorUnits converts an amount to BIGINT poisha (amount * 100). An amount
-// with more than two decimal places is an error, not rounded: rounding is
-// the engine's decision.
-func minorUnits(d decimal.Decimal) (int64, error) {
-	m := d.Shift(2)
-	if !m.IsInteger() {
-		return 0, fmt.Errorf("amount %s has more than 2 decimal places", d)
-	}
-	b := m.BigInt()
-	if !b.IsInt64() {
-		return 0, fmt.Errorf("amount %s out of range", d)
-	}
-	return b.Int64(), nil
-}
-
-// fromMinorUnits converts poisha back to an amount.
-func fromMinorUnits(m int64) decimal.Decimal { return decimal.New(m, -2) }

@@ -4,11 +4,12 @@ import (
 	"context"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
 // The event outbox.
 
-const eventColumns = `id, organization_id, type, resource_id, payload, created_at`
+const eventColumns = schema.EventColumns
 
 func scanEvent(row scanner) (*engine.Event, error) {
 	var e engine.Event

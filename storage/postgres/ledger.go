@@ -6,12 +6,14 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
+
+	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
 // The ledger. Entry amounts are BIGINT poisha, as in SQLite: Postgres sums
 // BIGINT into NUMERIC, exactly and without overflow.
 
-const journalColumns = `id, organization_id, kind, reference, memo, actor, created_at`
+const journalColumns = schema.JournalColumns
 
 // CreateJournal inserts the journal, then in one statement all its
 // entries (in order, from arrays) and the journal's totals added to the
@@ -24,7 +26,7 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	accounts := make([]string, len(j.Entries))
 	minor := make([]int64, len(j.Entries))
 	for i, e := range j.Entries {
-		m, err := minorUnits(e.Amount)
+		m, err := schema.MinorUnits(e.Amount)
 		if err != nil {
 			return fmt.Errorf("postgres: journal %s entry %d (%s): %w", j.ID, i, e.Account, err)
 		}
@@ -34,7 +36,7 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	totalAccounts := make([]string, len(totals))
 	totalMinor := make([]int64, len(totals))
 	for i, e := range totals {
-		m, err := minorUnits(e.Amount)
+		m, err := schema.MinorUnits(e.Amount)
 		if err != nil {
 			return fmt.Errorf("postgres: journal %s total of %s: %w", j.ID, e.Account, err)
 		}
@@ -126,7 +128,7 @@ func (t *tx) ListJournals(ctx context.Context, organizationID string) ([]*engine
 		}
 		if account != nil { // NULL: a journal without entries
 			last := out[len(out)-1]
-			last.Entries = append(last.Entries, engine.Entry{Account: *account, Amount: fromMinorUnits(*amount)})
+			last.Entries = append(last.Entries, engine.Entry{Account: *account, Amount: schema.FromMinorUnits(*amount)})
 		}
 	}
 	return out, interpretError(rows.Err())

@@ -4,12 +4,10 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/payd-engine/payd/storage/internal/migration"
 )
 
 // migrationFiles are the schema changes, named NNNN_description.sql like
@@ -19,37 +17,11 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
 // migrations returns the embedded migrations sorted by version.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+func migrations() ([]migration.Migration, error) {
+	ms, err := migration.List(migrationFiles, "migrations")
 	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		prefix, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(prefix)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("postgres: migration %s: name must be NNNN_description.sql", base)
-		}
-		b, err := migrationFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("postgres: migrations %s and %s have the same version", ms[i-1].name, ms[i].name)
-		}
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	return ms, nil
 }
@@ -84,21 +56,21 @@ func (s *Store) migrate(ctx context.Context) error {
 					return err
 				}
 				var done bool
-				err := t.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, m.version).Scan(&done)
+				err := t.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, m.Version).Scan(&done)
 				if err != nil || done {
 					return err
 				}
 				// No arguments: pgx sends it as a simple query, which may
 				// hold several statements.
-				if _, err := t.Exec(ctx, m.sql); err != nil {
+				if _, err := t.Exec(ctx, m.SQL); err != nil {
 					return err
 				}
-				_, err = t.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.version)
+				_, err = t.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.Version)
 				return err
 			})
 		})
 		if err != nil {
-			return fmt.Errorf("postgres: migration %s: %w", m.name, err)
+			return fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 		}
 	}
 	return nil

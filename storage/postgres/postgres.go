@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/internal/txretry"
 )
 
 // Store is an engine.Store on a PostgreSQL database.
@@ -174,24 +174,15 @@ func rollback(ctx context.Context, t pgx.Tx) {
 // failure or a deadlock, backing off between attempts; after maxAttempts
 // the last error is returned, wrapped.
 func retry(ctx context.Context, attempt func() error) error {
-	backoff := firstBackoff
-	for i := 1; ; i++ {
-		err := attempt()
-		if !isRetryable(err) {
-			return err
-		}
-		if i == maxAttempts {
-			return fmt.Errorf("postgres: transaction still conflicting after %d attempts: %w", i, err)
-		}
-		// Jitter keeps the transactions that conflicted from meeting again.
-		d := backoff/2 + rand.N(backoff/2+1)
-		backoff = min(2*backoff, maxBackoff)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(d):
-		}
-	}
+	return retryPolicy.Do(ctx, attempt)
+}
+
+var retryPolicy = txretry.Policy{
+	MaxAttempts: maxAttempts, FirstBackoff: firstBackoff, MaxBackoff: maxBackoff,
+	Retryable: isRetryable,
+	GiveUp: func(n int, err error) error {
+		return fmt.Errorf("postgres: transaction still conflicting after %d attempts: %w", n, err)
+	},
 }
 
 // isRetryable reports whether err is a conflict with another transaction

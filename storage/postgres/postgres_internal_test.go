@@ -96,7 +96,7 @@ func wantAllVersions(t *testing.T, url string) {
 	}
 	var want []int64
 	for _, m := range ms {
-		want = append(want, int64(m.version))
+		want = append(want, int64(m.Version))
 	}
 	if got := schemaVersions(t, url); !slices.Equal(got, want) {
 		t.Errorf("schema_migrations = %v, want %v", got, want)
@@ -110,7 +110,7 @@ func TestMigrationsMatchSQLite(t *testing.T) {
 	}
 	var names []string
 	for _, m := range ms {
-		names = append(names, m.name)
+		names = append(names, m.Name)
 	}
 	// The two adapters evolve in step: the same numbered files.
 	entries, err := os.ReadDir("../sqlite/migrations")

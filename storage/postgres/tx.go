@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +10,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
+
+	"github.com/payd-engine/payd/storage/internal/rowset"
+	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
 // tx is an engine.Tx on one pgx transaction (or, for ReadOne, on the pool:
@@ -24,7 +26,7 @@ type tx struct {
 var _ engine.Tx = (*tx)(nil)
 
 // scanner is a pgx.Row or pgx.Rows.
-type scanner interface{ Scan(dest ...any) error }
+type scanner = rowset.Scanner
 
 // lockRow is the locking clause of a Lock method: FOR NO KEY UPDATE, the
 // lock an UPDATE that changes no key takes. It excludes every other writer
@@ -78,28 +80,18 @@ func execOne(ctx context.Context, db execer, query string, args ...any) error {
 
 // queryList runs a query and scans every row with scan.
 func queryList[T any](ctx context.Context, t *tx, scan func(scanner) (*T, error), query string, args ...any) ([]*T, error) {
-	rows, err := t.tx.Query(ctx, query, args...)
+	rs, err := t.tx.Query(ctx, query, args...)
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	defer rows.Close()
-	var out []*T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, interpretError(rows.Err())
+	defer rs.Close()
+	out, err := rowset.Collect(rs, scan)
+	return out, interpretError(err)
 }
 
 // Organizations.
 
-const orgColumns = `id, name, deposits_enabled, h2h_enabled, withdrawals_enabled,
-	instructions_window_ns, redirect_window_ns,
-	deposit_fee_percent, deposit_fee_fixed, withdraw_commission_percent, withdraw_commission_fixed,
-	method_fees, created_at, updated_at`
+const orgColumns = schema.OrgColumns
 
 func scanOrganization(row scanner) (*engine.Organization, error) {
 	var o engine.Organization
@@ -113,14 +105,13 @@ func scanOrganization(row scanner) (*engine.Organization, error) {
 	return &o, nil
 }
 
-// methodFeesJSON is the method_fees column of o: engine.MethodFees as JSON,
-// whose decimals are JSON strings and so round-trip exactly.
+// methodFeesJSON is the method_fees column of o.
 func methodFeesJSON(o *engine.Organization) (string, error) {
-	b, err := json.Marshal(o.MethodFees)
+	fees, err := schema.MethodFeesJSON(o)
 	if err != nil {
-		return "", fmt.Errorf("postgres: organization %s: method fees: %w", o.ID, err)
+		return "", fmt.Errorf("postgres: %w", err)
 	}
-	return string(b), nil
+	return fees, nil
 }
 
 // methodFeesCol scans the JSON of engine.MethodFees. Empty maps may read
@@ -128,11 +119,7 @@ func methodFeesJSON(o *engine.Organization) (string, error) {
 type methodFeesCol struct{ f *engine.MethodFees }
 
 func (c methodFeesCol) ScanBytes(b []byte) error {
-	*c.f = engine.MethodFees{}
-	if err := json.Unmarshal(b, c.f); err != nil {
-		return fmt.Errorf("method fees column: %w", err)
-	}
-	return nil
+	return schema.ParseMethodFees(b, c.f)
 }
 
 func (t *tx) CreateOrganization(ctx context.Context, o *engine.Organization) error {
@@ -181,8 +168,7 @@ func (t *tx) LockOrganization(ctx context.Context, id string) (*engine.Organizat
 
 // API keys.
 
-const apiKeyColumns = `id, organization_id, hash, hint, signing_secret,
-	previous_signing_secret, previous_secret_expires_at, created_at, expires_at`
+const apiKeyColumns = schema.ApiKeyColumns
 
 func scanAPIKey(row scanner) (*engine.APIKey, error) {
 	var k engine.APIKey
@@ -226,8 +212,7 @@ func (t *tx) UpdateAPIKey(ctx context.Context, k *engine.APIKey) error {
 
 // Wallets.
 
-const walletColumns = `id, organization_id, channel, operation, phone, name, qr_payload,
-	min_amount, max_amount, daily_limit, enabled, last_assigned_at, created_at, live_until`
+const walletColumns = schema.WalletColumns
 
 func scanWallet(row scanner) (*engine.Wallet, error) {
 	var w engine.Wallet
@@ -336,11 +321,7 @@ func (t *tx) WalletDepositAmounts(ctx context.Context, walletID string, since ti
 
 // Deposits.
 
-const depositColumns = `id, organization_id, merchant_id, checkout_mode, amount, payment_method,
-	redirect_url, payer_phone, metadata, status, action, checkout_token, checkout_url,
-	channel, operation, wallet_id, recipient_phone, recipient_name, qr_payload,
-	verification_state, attempts_used, failure_code, provider_transaction_id,
-	expires_at, created_at, updated_at`
+const depositColumns = schema.DepositColumns
 
 func scanDeposit(row scanner) (*engine.Deposit, error) {
 	var d engine.Deposit

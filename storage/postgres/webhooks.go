@@ -1,18 +1,17 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
-	"slices"
-	"strings"
+	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/internal/rowset"
+	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
 // Webhook endpoints, deliveries and delivery attempts.
 
-const webhookEndpointColumns = `id, organization_id, url, secret, previous_secret, previous_secret_expires_at,
-	enabled, disabled_reason, failing_since, created_at, updated_at`
+const webhookEndpointColumns = schema.WebhookEndpointColumns
 
 func scanWebhookEndpoint(row scanner) (*engine.WebhookEndpoint, error) {
 	var ep engine.WebhookEndpoint
@@ -70,8 +69,7 @@ func (t *tx) DeleteWebhookEndpoint(ctx context.Context, id string) error {
 
 // Deliveries.
 
-const deliveryColumns = `id, event_id, endpoint_id, organization_id, status, attempts, next_attempt_at,
-	lease_owner, leased_until, last_status_code, last_error, delivered_at, created_at, updated_at`
+const deliveryColumns = schema.DeliveryColumns
 
 func scanDelivery(row scanner) (*engine.Delivery, error) {
 	var d engine.Delivery
@@ -183,15 +181,13 @@ func (t *tx) ClaimDueDeliveries(ctx context.Context, p engine.ClaimDeliveriesPar
 		return nil, err
 	}
 	// RETURNING's row order is unspecified.
-	slices.SortFunc(out, func(a, b *engine.Delivery) int {
-		return cmp.Or(a.NextAttemptAt.Compare(b.NextAttemptAt), strings.Compare(a.ID, b.ID))
-	})
+	rowset.SortDue(out, func(x *engine.Delivery) (time.Time, string) { return x.NextAttemptAt, x.ID })
 	return out, nil
 }
 
 // Delivery attempts.
 
-const deliveryAttemptColumns = `delivery_id, attempted_at, status_code, error, duration_ns`
+const deliveryAttemptColumns = schema.DeliveryAttemptColumns
 
 func scanDeliveryAttempt(row scanner) (*engine.DeliveryAttempt, error) {
 	var a engine.DeliveryAttempt

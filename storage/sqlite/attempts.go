@@ -1,18 +1,17 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
-	"slices"
-	"strings"
+	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/internal/rowset"
+	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
 // Verification attempts.
 
-const attemptColumns = `id, deposit_id, organization_id, channel, transaction_id, status, failure_code,
-	tries, next_run_at, lease_owner, leased_until, created_at, updated_at`
+const attemptColumns = schema.AttemptColumns
 
 // runningStatuses is the IN list of running attempts, spelled as literals
 // because the attempts_due partial index has the same WHERE clause: SQLite
@@ -96,8 +95,6 @@ func (t *tx) ClaimDueAttempts(ctx context.Context, p engine.ClaimParams) ([]*eng
 		return nil, err
 	}
 	// RETURNING's row order is unspecified.
-	slices.SortFunc(out, func(a, b *engine.Attempt) int {
-		return cmp.Or(a.NextRunAt.Compare(b.NextRunAt), strings.Compare(a.ID, b.ID))
-	})
+	rowset.SortDue(out, func(x *engine.Attempt) (time.Time, string) { return x.NextRunAt, x.ID })
 	return out, nil
 }

@@ -2,16 +2,16 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
 // The audit log: append-only, so there is an insert and a list and nothing
 // else (0005's triggers refuse UPDATE and DELETE).
 
-const auditColumns = `id, actor, action, organization_id, subject, details, created_at`
+const auditColumns = schema.AuditColumns
 
 // auditDetailsCol scans the details JSON object; {} reads back as nil.
 type auditDetailsCol struct{ m *map[string]string }
@@ -26,12 +26,9 @@ func (c auditDetailsCol) Scan(v any) error {
 	default:
 		return fmt.Errorf("sqlite: audit details: unexpected %T", v)
 	}
-	var m map[string]string
-	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("sqlite: audit details: %w", err)
-	}
-	if len(m) == 0 {
-		m = nil
+	m, err := schema.ParseAuditDetails(b)
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
 	}
 	*c.m = m
 	return nil
@@ -47,16 +44,12 @@ func scanAudit(row scanner) (*engine.AuditEntry, error) {
 }
 
 func (t *tx) AppendAudit(ctx context.Context, e *engine.AuditEntry) error {
-	details := e.Details
-	if details == nil {
-		details = map[string]string{}
-	}
-	b, err := json.Marshal(details)
+	details, err := schema.AuditDetailsJSON(e.Details)
 	if err != nil {
 		return err
 	}
 	_, err = t.tx.ExecContext(ctx, `INSERT INTO audit_log (`+auditColumns+`) VALUES (`+placeholders(7)+`)`,
-		e.ID, e.Actor, e.Action, e.OrganizationID, e.Subject, string(b), micros(e.CreatedAt))
+		e.ID, e.Actor, e.Action, e.OrganizationID, e.Subject, details, micros(e.CreatedAt))
 	return interpretError(err)
 }
 

@@ -175,21 +175,3 @@ func (c epochTimeCol) Scan(v any) error {
 	}
 	return timeCol(c).Scan(v)
 }
-
-// minorUnits converts an amount to INTEGER poisha (amount * 100). An amount
-// with more than two decimal places is an error, not rounded: rounding is
-// the engine's decision.
-func minorUnits(d decimal.Decimal) (int64, error) {
-	m := d.Shift(2)
-	if !m.IsInteger() {
-		return 0, fmt.Errorf("amount %s has more than 2 decimal places", d)
-	}
-	b := m.BigInt()
-	if !b.IsInt64() {
-		return 0, fmt.Errorf("amount %s out of range", d)
-	}
-	return b.Int64(), nil
-}
-
-// fromMinorUnits converts INTEGER poisha back to an amount.
-func fromMinorUnits(m int64) decimal.Decimal { return decimal.New(m, -2) }

@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
 // The event outbox.
 
-const eventColumns = `id, organization_id, type, resource_id, payload, created_at`
+const eventColumns = schema.EventColumns
 
 func scanEvent(row scanner) (*engine.Event, error) {
 	var e engine.Event

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // The durability contract lives in DSN parameters; check it reached the
@@ -53,8 +51,8 @@ func TestMigrationsSorted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, m := range ms {
-		if i == 0 && m.version != 1 || i > 0 && m.version <= ms[i-1].version {
-			t.Errorf("migration %s out of order", m.name)
+		if i == 0 && m.Version != 1 || i > 0 && m.Version <= ms[i-1].Version {
+			t.Errorf("migration %s out of order", m.Name)
 		}
 	}
 }
@@ -107,25 +105,6 @@ func TestClaimUsesDueIndex(t *testing.T) {
 	plan = queryPlan(t, s.writer, sumEntriesQuery, "org_1")
 	if !strings.Contains(plan, "COVERING INDEX ledger_entries_account") {
 		t.Errorf("entry sums plan:\n%s", plan)
-	}
-}
-
-func TestMinorUnits(t *testing.T) {
-	for in, want := range map[string]int64{
-		"0": 0, "0.01": 1, "-0.01": -1, "12.34": 1234, "12.340000": 1234, "500": 50000, "-1000.5": -100050, "1e3": 100000,
-	} {
-		got, err := minorUnits(decimal.RequireFromString(in))
-		if err != nil || got != want {
-			t.Errorf("minorUnits(%s) = %d, %v, want %d", in, got, err, want)
-		}
-		if back := fromMinorUnits(got); !back.Equal(decimal.RequireFromString(in)) {
-			t.Errorf("fromMinorUnits(%d) = %s, want %s", got, back, in)
-		}
-	}
-	for _, in := range []string{"0.001", "12.345", "-0.005", "1e-3", "100000000000000000000"} {
-		if got, err := minorUnits(decimal.RequireFromString(in)); err == nil {
-			t.Errorf("minorUnits(%s) = %d, want an error", in, got)
-		}
 	}
 }
 

@@ -8,11 +8,13 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
+
+	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
 // The ledger. Entry amounts are INTEGER poisha, so SQL sums them exactly.
 
-const journalColumns = `id, organization_id, kind, reference, memo, actor, created_at`
+const journalColumns = schema.JournalColumns
 
 // CreateJournal inserts the journal, its entries in order, and adds the
 // journal's totals to the account_balances rows, in account order. An
@@ -22,7 +24,7 @@ const journalColumns = `id, organization_id, kind, reference, memo, actor, creat
 func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	entryArgs := make([]any, 0, 5*len(j.Entries))
 	for i, e := range j.Entries {
-		m, err := minorUnits(e.Amount)
+		m, err := schema.MinorUnits(e.Amount)
 		if err != nil {
 			return fmt.Errorf("sqlite: journal %s entry %d (%s): %w", j.ID, i, e.Account, err)
 		}
@@ -31,7 +33,7 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	totals := j.Totals()
 	balanceArgs := make([]any, 0, 3*len(totals))
 	for _, e := range totals {
-		m, err := minorUnits(e.Amount)
+		m, err := schema.MinorUnits(e.Amount)
 		if err != nil {
 			return fmt.Errorf("sqlite: journal %s total of %s: %w", j.ID, e.Account, err)
 		}
@@ -95,7 +97,7 @@ func (t *tx) accountSums(ctx context.Context, query, organizationID string) (map
 		if err := rows.Scan(&account, &sum); err != nil {
 			return nil, err
 		}
-		out[account] = fromMinorUnits(sum)
+		out[account] = schema.FromMinorUnits(sum)
 	}
 	return out, interpretError(rows.Err())
 }
@@ -127,7 +129,7 @@ func (t *tx) ListJournals(ctx context.Context, organizationID string) ([]*engine
 		}
 		if account.Valid { // NULL: a journal without entries
 			last := out[len(out)-1]
-			last.Entries = append(last.Entries, engine.Entry{Account: account.String, Amount: fromMinorUnits(amount.Int64)})
+			last.Entries = append(last.Entries, engine.Entry{Account: account.String, Amount: schema.FromMinorUnits(amount.Int64)})
 		}
 	}
 	return out, interpretError(rows.Err())

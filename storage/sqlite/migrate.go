@@ -5,11 +5,9 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
-	"io/fs"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/payd-engine/payd/storage/internal/migration"
 )
 
 // migrationFiles are the schema changes, named NNNN_description.sql and
@@ -19,37 +17,11 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
 // migrations returns the embedded migrations sorted by version.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+func migrations() ([]migration.Migration, error) {
+	ms, err := migration.List(migrationFiles, "migrations")
 	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		prefix, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(prefix)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("sqlite: migration %s: name must be NNNN_description.sql", base)
-		}
-		b, err := migrationFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("sqlite: migrations %s and %s have the same version", ms[i-1].name, ms[i].name)
-		}
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	return ms, nil
 }
@@ -77,20 +49,20 @@ func (s *Store) migrate(ctx context.Context) error {
 		err := retry(ctx, func() error {
 			return runTx(ctx, s.writer, nil, func(t *sql.Tx) error {
 				var n int
-				err := t.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n)
+				err := t.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n)
 				if err != nil || n > 0 {
 					return err
 				}
-				if _, err := t.ExecContext(ctx, m.sql); err != nil {
+				if _, err := t.ExecContext(ctx, m.SQL); err != nil {
 					return err
 				}
 				_, err = t.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
-					m.version, time.Now().UnixMicro())
+					m.Version, time.Now().UnixMicro())
 				return err
 			})
 		})
 		if err != nil {
-			return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+			return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 		}
 	}
 	return nil

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"runtime"
@@ -24,6 +23,8 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/payd-engine/payd/storage/internal/txretry"
 )
 
 // Store is an engine.Store on an SQLite database file.
@@ -183,24 +184,15 @@ func runTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(*sql.Tx
 // backing off between attempts, so that SQLITE_BUSY never reaches a caller:
 // after maxAttempts it becomes an ordinary internal error.
 func retry(ctx context.Context, attempt func() error) error {
-	backoff := firstBackoff
-	for i := 1; ; i++ {
-		err := attempt()
-		if !isBusy(err) {
-			return err
-		}
-		if i == maxAttempts {
-			return fmt.Errorf("sqlite: database still busy after %d attempts: %v", i, err)
-		}
-		// Jitter keeps retrying writers from waking in lockstep.
-		d := backoff/2 + rand.N(backoff/2+1)
-		backoff = min(2*backoff, maxBackoff)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(d):
-		}
-	}
+	return retryPolicy.Do(ctx, attempt)
+}
+
+var retryPolicy = txretry.Policy{
+	MaxAttempts: maxAttempts, FirstBackoff: firstBackoff, MaxBackoff: maxBackoff,
+	Retryable: isBusy,
+	GiveUp: func(n int, err error) error {
+		return fmt.Errorf("sqlite: database still busy after %d attempts: %v", n, err)
+	},
 }
 
 // isBusy reports whether err is SQLite's "try again later": SQLITE_BUSY or

@@ -341,33 +341,3 @@ func TestContextEndsWait(t *testing.T) {
 		t.Errorf("InTx = %v, want context.DeadlineExceeded", err)
 	}
 }
-
-// The sandbox's writes, outside InTx, wait for a writer of another process
-// like InTx does.
-func TestSandboxWaitsForAnotherWriter(t *testing.T) {
-	s, path := openStore(t)
-	ctx := context.Background()
-	payout := &engine.Payout{IdempotencyKey: "k", Amount: decimal.RequireFromString("10"), Status: engine.PayoutPending, CreatedAt: base}
-	for name, write := range map[string]func() error{
-		"RecordSandboxPayment": func() error {
-			return s.RecordSandboxPayment(ctx, "org_1", &engine.ProviderTransaction{
-				Channel: engine.ChannelBkash, TransactionID: "TRX1", Type: engine.TransactionCashOut,
-				Status: engine.TransactionCompleted, Amount: decimal.RequireFromString("10"), Currency: engine.Currency,
-				CompletedAt: base,
-			})
-		},
-		"CreateSandboxPayout": func() error { return s.CreateSandboxPayout(ctx, "org_1", payout) },
-	} {
-		release := holdWriteLock(t, path)
-		time.AfterFunc(300*time.Millisecond, release)
-		if err := write(); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	release := holdWriteLock(t, path)
-	time.AfterFunc(300*time.Millisecond, release)
-	payout.Status, payout.CompletedAt = engine.PayoutSucceeded, base
-	if err := s.UpdateSandboxPayout(ctx, payout); err != nil {
-		t.Fatal(err)
-	}
-}

@@ -1,19 +1,17 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
-	"slices"
-	"strings"
+	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/internal/rowset"
+	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
 // Withdrawals.
 
-const withdrawalColumns = `id, organization_id, merchant_id, amount, commission, payment_method, account,
-	metadata, status, payout_step, provider_reference, failure_reason,
-	tries, next_run_at, lease_owner, leased_until, created_at, updated_at`
+const withdrawalColumns = schema.WithdrawalColumns
 
 // claimPayoutsQuery leases the due withdrawals: arguments owner, leased
 // until, now, now, limit. Like claimQuery, it spells the withdrawals_due
@@ -93,9 +91,7 @@ func (t *tx) ClaimDuePayouts(ctx context.Context, p engine.ClaimParams) ([]*engi
 		return nil, err
 	}
 	// RETURNING's row order is unspecified.
-	slices.SortFunc(out, func(a, b *engine.Withdrawal) int {
-		return cmp.Or(a.NextRunAt.Compare(b.NextRunAt), strings.Compare(a.ID, b.ID))
-	})
+	rowset.SortDue(out, func(x *engine.Withdrawal) (time.Time, string) { return x.NextRunAt, x.ID })
 	return out, nil
 }
 
