@@ -27,9 +27,16 @@ func newHarnessWith(t *testing.T, sb paydserver.SandboxSettings, opts ...paydtes
 }
 
 type (
-	testOrg  = paydtest.Org
 	request  = paydtest.Request
 	response = paydtest.Response
+	kv       = paydtest.KV
 )
 
-var str = paydtest.Str
+var (
+	str        = paydtest.Str
+	h2h        = paydtest.H2H
+	withdrawal = paydtest.Withdrawal
+	mustJSON   = paydtest.MustJSON
+)
+
+func ptr[T any](v T) *T { return &v }
