@@ -22,13 +22,6 @@ func newHarness(t *testing.T, opts ...paydtest.Option) *harness {
 	return &harness{paydtest.MustOpen(t, opts...), t}
 }
 
-// newHarnessWith builds a harness whose sandbox provider has settings sb;
-// opts, if given, change the rest of its configuration.
-func newHarnessWith(t *testing.T, sb paydserver.SandboxSettings, opts ...paydtest.Option) *harness {
-	t.Helper()
-	return newHarness(t, append([]paydtest.Option{paydtest.WithSandbox(sb)}, opts...)...)
-}
-
 type (
 	testOrg  = paydtest.Org
 	request  = paydtest.Request
@@ -51,7 +44,7 @@ func ptr[T any](v T) *T { return &v }
 // newInboxHarness is a harness with the SMS inbox provider.
 func newInboxHarness(t *testing.T) *harness {
 	t.Helper()
-	return newHarnessWith(t, paydserver.SandboxSettings{}, func(c *paydserver.Config) {
+	return newHarness(t, func(c *paydserver.Config) {
 		c.Provider, c.SMSSilence = paydserver.ProviderSMSInbox, 5*time.Minute
 	})
 }

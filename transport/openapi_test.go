@@ -12,6 +12,7 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 )
 
 // apiDoc is the served OpenAPI document with a validator of its schemas,
@@ -108,7 +109,7 @@ func (d *apiDoc) validateSchema(name string, body []byte) {
 // successes and main errors) and validates each answer against the served
 // OpenAPI 3.1 document; then checks that every operation was exercised.
 func TestOpenAPI(t *testing.T) {
-	h := newHarnessWith(t, paydserver.SandboxSettings{PayoutMode: "manual", UnavailableMethods: []string{"upay"}})
+	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutMode: "manual", UnavailableMethods: []string{"upay"}}))
 	doc := loadAPIDoc(t, h.URL+"/api/openapi.json")
 	if doc.doc["openapi"] != "3.1.0" {
 		t.Fatalf("openapi %v", doc.doc["openapi"])

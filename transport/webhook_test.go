@@ -53,7 +53,7 @@ func TestIndependentVerifierReproducesTheSpecVector(t *testing.T) {
 
 // webhookHarness is a harness whose webhooks may reach loopback receivers.
 func webhookHarness(t *testing.T) *harness {
-	h := newHarnessWith(t, paydserver.SandboxSettings{})
+	h := newHarness(t)
 	h.rebuild(transport.NewWebhookClient(true))
 	return h
 }

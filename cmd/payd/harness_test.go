@@ -3,7 +3,6 @@ package main
 import (
 	"testing"
 
-	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/paydserver/paydtest"
 )
 
@@ -17,13 +16,6 @@ type harness struct {
 func newHarness(t *testing.T, opts ...paydtest.Option) *harness {
 	t.Helper()
 	return &harness{paydtest.MustOpen(t, opts...), t}
-}
-
-// newHarnessWith builds a harness whose sandbox provider has settings sb;
-// opts, if given, change the rest of its configuration.
-func newHarnessWith(t *testing.T, sb paydserver.SandboxSettings, opts ...paydtest.Option) *harness {
-	t.Helper()
-	return newHarness(t, append([]paydtest.Option{paydtest.WithSandbox(sb)}, opts...)...)
 }
 
 type (

@@ -32,7 +32,7 @@ func (h *harness) adminFails(args ...string) error {
 // sms unmatched and credited once by payd admin deposit credit.
 func TestSMSInboxLatePayments(t *testing.T) {
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarnessWith(t, paydserver.SandboxSettings{}, func(c *paydserver.Config) {
+	h := newHarness(t, func(c *paydserver.Config) {
 		c.Provider, c.SMSSilence, c.SMSGrace = paydserver.ProviderSMSInbox, time.Hour, 30*time.Second
 	})
 	h.syncClock()

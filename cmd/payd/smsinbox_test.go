@@ -27,7 +27,7 @@ import (
 func newInboxHarness(t *testing.T) *harness {
 	t.Helper()
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarnessWith(t, paydserver.SandboxSettings{}, func(c *paydserver.Config) {
+	h := newHarness(t, func(c *paydserver.Config) {
 		c.Provider, c.SMSSilence = paydserver.ProviderSMSInbox, 5*time.Minute
 	})
 	h.syncClock()
