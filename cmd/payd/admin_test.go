@@ -122,11 +122,3 @@ func TestAdminCommands(t *testing.T) {
 		t.Fatalf("overdraft by adjustment: %v", err)
 	}
 }
-
-func mustJSON(t *testing.T, v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}

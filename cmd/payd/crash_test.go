@@ -28,6 +28,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/transport/signing"
 )
@@ -218,8 +219,8 @@ func runCrash(t *testing.T, bin, db string, seed uint64, kills int) {
 		paydAdmin(t, bin, db, env, "wallet", "add", "--org", orgID, "--channel", "bkash", "--operation", "cash_out", "--phone", fmt.Sprintf("0181100000%d", i))
 	}
 	paydAdmin(t, bin, db, env, "balance", "adjust", "--org", orgID, "--amount", "10000000", "--reason", "float")
-	rcv := newReceiver(t, nil)
-	paydAdmin(t, bin, db, env, "webhook", "add", "--org", orgID, "--url", rcv.srv.URL)
+	rcv := paydtest.NewReceiver(t, nil)
+	paydAdmin(t, bin, db, env, "webhook", "add", "--org", orgID, "--url", rcv.URL)
 
 	stats := &crashStats{}
 	c := &crashClient{key: str(org, "api_key"), secret: str(org, "signing_secret"), stats: stats, failf: t.Errorf}
@@ -449,7 +450,7 @@ func readCrashRows(t *testing.T, store paydserver.Store, orgID string) crashRows
 
 // crashQuiescent reports whether every deposit and withdrawal is settled
 // and every event was delivered.
-func crashQuiescent(t *testing.T, store paydserver.Store, orgID string, l *crashLedger, rcv *receiver) (bool, string) {
+func crashQuiescent(t *testing.T, store paydserver.Store, orgID string, l *crashLedger, rcv *paydtest.Receiver) (bool, string) {
 	t.Helper()
 	r := readCrashRows(t, store, orgID)
 	kinds := map[string]int{}
@@ -457,8 +458,8 @@ func crashQuiescent(t *testing.T, store paydserver.Store, orgID string, l *crash
 		kinds[j.Kind]++
 	}
 	delivered := map[string]bool{}
-	for _, d := range rcv.deliveries() {
-		delivered[d.header.Get("webhook-id")] = true
+	for _, d := range rcv.Deliveries() {
+		delivered[d.Header.Get("webhook-id")] = true
 	}
 	undelivered := 0
 	for _, ev := range r.events {
@@ -468,12 +469,12 @@ func crashQuiescent(t *testing.T, store paydserver.Store, orgID string, l *crash
 	}
 	finished := kinds[engine.JournalWithdrawalSettle] + kinds[engine.JournalWithdrawalRelease]
 	summary := fmt.Sprintf("%d/%d deposits credited, %d/%d withdrawals settled or released, %d events, %d undelivered, %d posts",
-		kinds[engine.JournalDepositCredit], len(l.deposits), finished, len(l.withdrawals), len(r.events), undelivered, len(rcv.deliveries()))
+		kinds[engine.JournalDepositCredit], len(l.deposits), finished, len(l.withdrawals), len(r.events), undelivered, len(rcv.Deliveries()))
 	return kinds[engine.JournalDepositCredit] >= len(l.deposits) && finished >= len(l.withdrawals) && undelivered == 0, summary
 }
 
 // crashCheck checks every promise against the database.
-func crashCheck(t *testing.T, store paydserver.Store, db, orgID string, l *crashLedger, rcv *receiver) {
+func crashCheck(t *testing.T, store paydserver.Store, db, orgID string, l *crashLedger, rcv *paydtest.Receiver) {
 	t.Helper()
 	ctx := context.Background()
 	r := readCrashRows(t, store, orgID)
@@ -606,8 +607,8 @@ func crashCheck(t *testing.T, store paydserver.Store, db, orgID string, l *crash
 
 	// Every event once in the outbox, and delivered at least once.
 	delivered := map[string]bool{}
-	for _, d := range rcv.deliveries() {
-		delivered[d.header.Get("webhook-id")] = true
+	for _, d := range rcv.Deliveries() {
+		delivered[d.Header.Get("webhook-id")] = true
 	}
 	perResource := map[string]int{}
 	for _, ev := range r.events {

@@ -19,33 +19,16 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
-
-// syncBuffer is a bytes.Buffer that a running server and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // servingPayd is a payd serve running in this process.
 type servingPayd struct {
 	stop    func() error
 	startup map[string]any // the "payd listening" record
-	log     *syncBuffer
+	log     *paydtest.SyncBuffer
 }
 
 // startServe runs "payd serve --addr 127.0.0.1:0 --log-format json args..."
@@ -65,7 +48,7 @@ func startServe(t *testing.T, args ...string) *servingPayd {
 func tryServe(t *testing.T, args ...string) (*servingPayd, error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &servingPayd{log: &syncBuffer{}}
+	s := &servingPayd{log: &paydtest.SyncBuffer{}}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json"}, args...), &bytes.Buffer{}, s.log)
@@ -251,7 +234,7 @@ func TestMasterKeyCheckOfOlderDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.CreateOrganization(context.Background(), engine.OrganizationSettings{Name: ptrTo("Old")}); err != nil {
+	if _, err := eng.CreateOrganization(context.Background(), engine.OrganizationSettings{Name: ptr("Old")}); err != nil {
 		t.Fatal(err)
 	}
 	store.Close()
@@ -278,8 +261,6 @@ func TestMasterKeyCheckOfOlderDatabase(t *testing.T) {
 		t.Fatal("another key started after the check was recorded")
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // TestStartupLine: the startup line says the mode, the database and the
 // key and whether each was just created, the address, and the next command.

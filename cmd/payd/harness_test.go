@@ -3,7 +3,6 @@ package main
 import (
 	"testing"
 
-	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/paydserver/paydtest"
 )
 
@@ -19,17 +18,17 @@ func newHarness(t *testing.T, opts ...paydtest.Option) *harness {
 	return &harness{paydtest.MustOpen(t, opts...), t}
 }
 
-// newHarnessWith builds a harness whose sandbox provider has settings sb;
-// opts, if given, change the rest of its configuration.
-func newHarnessWith(t *testing.T, sb paydserver.SandboxSettings, opts ...paydtest.Option) *harness {
-	t.Helper()
-	return newHarness(t, append([]paydtest.Option{paydtest.WithSandbox(sb)}, opts...)...)
-}
-
 type (
-	testOrg  = paydtest.Org
 	request  = paydtest.Request
 	response = paydtest.Response
+	kv       = paydtest.KV
 )
 
-var str = paydtest.Str
+var (
+	str        = paydtest.Str
+	h2h        = paydtest.H2H
+	withdrawal = paydtest.Withdrawal
+	mustJSON   = paydtest.MustJSON
+)
+
+func ptr[T any](v T) *T { return &v }

@@ -32,7 +32,7 @@ func (h *harness) adminFails(args ...string) error {
 // sms unmatched and credited once by payd admin deposit credit.
 func TestSMSInboxLatePayments(t *testing.T) {
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarnessWith(t, paydserver.SandboxSettings{}, func(c *paydserver.Config) {
+	h := newHarness(t, func(c *paydserver.Config) {
 		c.Provider, c.SMSSilence, c.SMSGrace = paydserver.ProviderSMSInbox, time.Hour, 30*time.Second
 	})
 	h.syncClock()
@@ -72,29 +72,29 @@ func TestSMSInboxLatePayments(t *testing.T) {
 	open, closed := create("late-open", "500"), create("late-closed", "600")
 	paidAt := h.Clock.Now()
 	for id, trx := range map[string]string{open: "TRXOPEN001", closed: "TRXCLOSE01"} {
-		if res := h.verify(org, id, `{"provider_transaction_id":"`+trx+`"}`); res.Status != 202 {
+		if res := h.Verify(org, id, `{"provider_transaction_id":"`+trx+`"}`); res.Status != 202 {
 			t.Fatalf("verify: %d %s", res.Status, res.Body)
 		}
 	}
-	h.work()
+	h.Work()
 	h.Clock.Add(29 * time.Second)
-	h.work()
+	h.Work()
 	if s := state(open); s != "processing/" {
 		t.Fatalf("within the grace: %s", s)
 	}
 	h.Clock.Add(time.Second)
-	h.work()
+	h.Work()
 	if s := state(open); s != "pending/transaction_not_found" {
 		t.Fatalf("at the grace's end: %s", s)
 	}
 	// The payer may go on: the same ID answers its failed attempt.
-	if res := h.verify(org, open, `{"provider_transaction_id":"TRXOPEN001"}`); res.Status != 200 || str(res.JSON, "attempt_status") != "failed" {
+	if res := h.Verify(org, open, `{"provider_transaction_id":"TRXOPEN001"}`); res.Status != 200 || str(res.JSON, "attempt_status") != "failed" {
 		t.Fatalf("repeat: %d %s", res.Status, res.Body)
 	}
 
 	// The SMS after the grace, the deposit open: matched to it.
 	sent(cashOutSMS("500.00", payer, "10,500.00", "TRXOPEN001", paidAt), "accepted")
-	h.work()
+	h.Work()
 	if s := state(open); s != "succeeded/" {
 		t.Fatalf("open deposit after its late SMS: %s", s)
 	}
@@ -102,9 +102,9 @@ func TestSMSInboxLatePayments(t *testing.T) {
 	// After the deadline: the deposit stays failed; the operator sees the
 	// payment with its deposit and credits it once.
 	h.Clock.Add(15 * time.Minute)
-	h.work()
+	h.Work()
 	sent(cashOutSMS("600.00", payer, "11,100.00", "TRXCLOSE01", paidAt), "accepted")
-	h.work()
+	h.Work()
 	if s := state(closed); s != "failed/transaction_not_found" {
 		t.Fatalf("closed deposit after its late SMS: %s", s)
 	}
@@ -123,7 +123,7 @@ func TestSMSInboxLatePayments(t *testing.T) {
 	if err := h.adminFails("deposit", "credit", "--org", org.ID, "--deposit", closed, "--transaction-id", "TRXCLOSE01"); !strings.Contains(err.Error(), "deposit_terminal") {
 		t.Fatalf("second credit: %v", err)
 	}
-	if b := h.balance(org); !strings.Contains(b, `"available":"1100.00"`) {
+	if b := h.Balance(org); !strings.Contains(b, `"available":"1100.00"`) {
 		t.Fatalf("balance %s", b)
 	}
 	if list := h.admin("sms", "unmatched", "--org", org.ID)["payments"].([]any); len(list) != 0 {

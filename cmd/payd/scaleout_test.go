@@ -23,6 +23,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/transport/signing"
@@ -163,8 +164,8 @@ func TestScaleOutOnPostgres(t *testing.T) {
 		admin("wallet", "add", "--org", orgID, "--channel", "bkash", "--operation", "cash_out", "--phone", fmt.Sprintf("0181000000%d", i))
 	}
 	admin("balance", "adjust", "--org", orgID, "--amount", "100000", "--reason", "float")
-	rcv := newReceiver(t, nil)
-	admin("webhook", "add", "--org", orgID, "--url", rcv.srv.URL)
+	rcv := paydtest.NewReceiver(t, nil)
+	admin("webhook", "add", "--org", orgID, "--url", rcv.URL)
 
 	c := &cluster{t: t, key: str(org, "api_key"), secret: str(org, "signing_secret")}
 	for range 3 {
@@ -251,7 +252,7 @@ func TestScaleOutOnPostgres(t *testing.T) {
 // scaleOutDone checks the database: every deposit succeeded with exactly
 // one credit, every withdrawal succeeded with exactly one hold and one
 // settlement, the ledger balances, and every event reached the receiver.
-func scaleOutDone(t *testing.T, store *postgres.Store, orgID string, deposits, withdrawals int, rcv *receiver) (bool, string) {
+func scaleOutDone(t *testing.T, store *postgres.Store, orgID string, deposits, withdrawals int, rcv *paydtest.Receiver) (bool, string) {
 	t.Helper()
 	var journals []*engine.Journal
 	var events []*engine.Event
@@ -295,8 +296,8 @@ func scaleOutDone(t *testing.T, store *postgres.Store, orgID string, deposits, w
 		t.Fatalf("the ledger sums to %s", total)
 	}
 	delivered := map[string]bool{}
-	for _, d := range rcv.deliveries() {
-		delivered[d.header.Get("webhook-id")] = true
+	for _, d := range rcv.Deliveries() {
+		delivered[d.Header.Get("webhook-id")] = true
 	}
 	undelivered := 0
 	perType := map[string]int{}

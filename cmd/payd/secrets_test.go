@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/payd-engine/payd/paydserver/paydtest"
 	"github.com/payd-engine/payd/transport/signing"
 )
 
@@ -48,8 +49,8 @@ func TestNoSecretInLogs(t *testing.T) {
 	secrets["signing secret"] = str(rotated, "signing_secret")
 	second := paydAdmin(t, bin, db, env, "key", "create", "--org", orgID)
 	secrets["second api key"], secrets["second signing secret"] = str(second, "api_key"), str(second, "signing_secret")
-	rcv := newReceiver(t, nil)
-	ep := paydAdmin(t, bin, db, env, "webhook", "add", "--org", orgID, "--url", rcv.srv.URL)
+	rcv := paydtest.NewReceiver(t, nil)
+	ep := paydAdmin(t, bin, db, env, "webhook", "add", "--org", orgID, "--url", rcv.URL)
 	secrets["first webhook secret"] = str(ep, "secret")
 	rotatedHook := paydAdmin(t, bin, db, env, "webhook", "rotate-secret", "--endpoint", str(ep, "endpoint_id"))
 	secrets["webhook secret"] = str(rotatedHook, "secret")
@@ -118,15 +119,15 @@ func TestNoSecretInLogs(t *testing.T) {
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		d := signed("GET", "/api/v1/deposits/"+id, "")
 		w := c.do("GET", "/api/v1/withdraws/"+str(wd.body, "id"), "", false)
-		if str(d.body, "status") == "succeeded" && str(w.body, "status") == "succeeded" && len(rcv.deliveries()) >= 3 {
+		if str(d.body, "status") == "succeeded" && str(w.body, "status") == "succeeded" && len(rcv.Deliveries()) >= 3 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the flow did not complete: %s / %s, %d webhooks", d.raw, w.raw, len(rcv.deliveries()))
+			t.Fatalf("the flow did not complete: %s / %s, %d webhooks", d.raw, w.raw, len(rcv.Deliveries()))
 		}
 	}
-	for i, d := range rcv.deliveries() {
-		for j, v := range strings.Fields(d.header.Get("webhook-signature")) {
+	for i, d := range rcv.Deliveries() {
+		for j, v := range strings.Fields(d.Header.Get("webhook-signature")) {
 			secrets[fmt.Sprintf("webhook signature %d.%d", i, j)] = strings.TrimPrefix(v, "v1,")
 		}
 	}

@@ -27,7 +27,7 @@ import (
 func newInboxHarness(t *testing.T) *harness {
 	t.Helper()
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarnessWith(t, paydserver.SandboxSettings{}, func(c *paydserver.Config) {
+	h := newHarness(t, func(c *paydserver.Config) {
 		c.Provider, c.SMSSilence = paydserver.ProviderSMSInbox, 5*time.Minute
 	})
 	h.syncClock()
@@ -153,10 +153,10 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 	// A genuine SMS proves a payment submitted after it.
 	paid := mustCreate("paid-first", "500")
 	post(token, cashOutSMS("500.00", payer, "10,500.00", "BKA1000001", h.Clock.Now()), "accepted")
-	if res := h.verify(org, paid, `{"provider_transaction_id":"BKA1000001"}`); res.Status != 202 {
+	if res := h.Verify(org, paid, `{"provider_transaction_id":"BKA1000001"}`); res.Status != 202 {
 		t.Fatalf("verify: %d %s", res.Status, res.Body)
 	}
-	h.work()
+	h.Work()
 	if s, _ := status(paid); s != "succeeded" {
 		t.Fatalf("deposit proven by its SMS is %s", s)
 	}
@@ -173,13 +173,13 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 	// An SMS arriving after the ID was submitted: the attempt waits as
 	// delayed, and the SMS makes it succeed without waiting for a retry.
 	late := mustCreate("sms-late", "700")
-	h.verify(org, late, `{"provider_transaction_id":"BKA1000002"}`)
-	h.work()
+	h.Verify(org, late, `{"provider_transaction_id":"BKA1000002"}`)
+	h.Work()
 	if s, _ := status(late); s != "processing" {
 		t.Fatalf("deposit whose SMS has not come is %s", s)
 	}
 	post(token, cashOutSMS("700.00", payer, "11,200.00", "BKA1000002", h.Clock.Now()), "accepted")
-	h.work() // same instant: no backoff ran out
+	h.Work() // same instant: no backoff ran out
 	if s, _ := status(late); s != "succeeded" {
 		t.Fatalf("deposit whose SMS came late is %s", s)
 	}
@@ -188,9 +188,9 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 	first, second := mustCreate("order-1", "300"), mustCreate("order-2", "400")
 	post(token, cashOutSMS("400.00", payer, "11,900.00", "BKA1000004", h.Clock.Now()), "held")
 	post(token, cashOutSMS("300.00", payer, "11,500.00", "BKA1000003", h.Clock.Now()), "accepted")
-	h.verify(org, first, `{"provider_transaction_id":"BKA1000003"}`)
-	h.verify(org, second, `{"provider_transaction_id":"BKA1000004"}`)
-	h.work()
+	h.Verify(org, first, `{"provider_transaction_id":"BKA1000003"}`)
+	h.Verify(org, second, `{"provider_transaction_id":"BKA1000004"}`)
+	h.Work()
 	for _, id := range []string{first, second} {
 		if s, _ := status(id); s != "succeeded" {
 			t.Fatalf("out-of-order deposit %s is %s", id, s)
@@ -202,8 +202,8 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 	// fails when its verification bound passes.
 	forgedDep := mustCreate("forged", "5000")
 	post(token, cashOutSMS("5,000.00", payer, "20,000.00", "BKF9999999", h.Clock.Now()), "held")
-	h.verify(org, forgedDep, `{"provider_transaction_id":"BKF9999999"}`)
-	h.work()
+	h.Verify(org, forgedDep, `{"provider_transaction_id":"BKF9999999"}`)
+	h.Work()
 	// An unknown format from the wallet's sender is kept and reported;
 	// a message from a phone number is not trusted.
 	post(token, sms{Sender: "bKash", Body: "Get 10% cashback on your next payment at any shop! T&C apply."}, "unparsed")
@@ -216,11 +216,11 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 	for range 4 {
 		h.Clock.Add(4 * time.Minute)
 		h.device(token, "heartbeat", map[string]any{})
-		h.work()
+		h.Work()
 	}
 	h.Clock.Add(20 * time.Minute)
 	h.device(token, "heartbeat", map[string]any{})
-	h.work()
+	h.Work()
 	if s, code := status(forgedDep); s != "failed" || code != "transaction_not_found" {
 		t.Fatalf("deposit claimed by a forged SMS: %s %s", s, code)
 	}
@@ -260,13 +260,13 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 
 	// Withdrawals go to the operator's queue; the operator's send, or
 	// their failure to send, moves the withdrawal and its ledger entries.
-	balanceBefore := h.balance(org)
+	balanceBefore := h.Balance(org)
 	sent := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"wd-1"`}, kv{"amount", `"1000"`})})
 	refused := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"wd-2"`}, kv{"amount", `"200"`})})
 	if sent.Status != 201 || refused.Status != 201 {
 		t.Fatalf("withdrawals: %d %s / %d %s", sent.Status, sent.Body, refused.Status, refused.Body)
 	}
-	h.work()
+	h.Work()
 	queue := h.admin("payout", "list", "--org", org.ID)
 	if n := len(queue["payouts"].([]any)); n != 2 {
 		t.Fatalf("payout queue has %d payouts, want 2: %v", n, queue)
@@ -276,7 +276,7 @@ func TestSMSInboxEndToEnd(t *testing.T) {
 		t.Fatalf("payout complete: %v", done)
 	}
 	h.admin("payout", "fail", "--withdrawal", str(refused.JSON, "id"), "--reason", "recipient wallet blocked")
-	h.work()
+	h.Work()
 	for id, want := range map[string]string{str(sent.JSON, "id"): "succeeded", str(refused.JSON, "id"): "failed"} {
 		res := h.Do(org, request{Method: "GET", Path: "/api/v1/withdraws/" + id, APIKey: org.APIKey})
 		if str(res.JSON, "status") != want {
@@ -406,12 +406,12 @@ func TestSMSInboxForgerLearnsNothing(t *testing.T) {
 	token := str(h.admin("device", "add", "--org", org.ID, "--wallet", wallet.ID), "token")
 	h.device(token, "heartbeat", map[string]any{})
 	h.admin("sms", "anchor", "--org", org.ID, "--wallet", wallet.ID, "--balance", "12500")
-	h.fund(org, "1000")
+	h.Fund(org, "1000")
 	payout := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"wd-forged"`}, kv{"amount", `"1000"`}, kv{"phone", `"01755555555"`})})
 	if payout.Status != 201 {
 		t.Fatalf("withdrawal: %d %s", payout.Status, payout.Body)
 	}
-	h.work()
+	h.Work()
 	h.Clock.Add(time.Minute)
 
 	var answers []*response
@@ -443,8 +443,8 @@ func TestSMSInboxForgerLearnsNothing(t *testing.T) {
 	}
 	post(cashOutSMS("500.00", "01712345678", engine.FormatAmount(known.Add(decimal.NewFromInt(500))), "FORGED0001", h.Clock.Now()))
 	post(cashInSMS("1000.00", "01755555555", engine.FormatAmount(known.Add(decimal.NewFromInt(500-1000))), "FORGED0002", h.Clock.Now()))
-	h.verify(org, str(dep.JSON, "id"), `{"provider_transaction_id":"FORGED0001"}`)
-	h.work()
+	h.Verify(org, str(dep.JSON, "id"), `{"provider_transaction_id":"FORGED0001"}`)
+	h.Work()
 
 	for i, res := range answers {
 		if res.Status != 200 || string(res.Body) != `{"received":true}`+"\n" {
@@ -488,14 +488,14 @@ func TestSMSInboxOperatorGuards(t *testing.T) {
 	if settings["payout_sms_confirm"] != true || settings["held_max"] != float64(1000) || str(settings, "held_max_age") != "24h0m0s" {
 		t.Fatalf("default settings: %v", settings)
 	}
-	h.fund(org, "2000")
+	h.Fund(org, "2000")
 	payout := func(merchantID string) string {
 		t.Helper()
 		res := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"` + merchantID + `"`}, kv{"amount", `"500"`}, kv{"phone", `"01755555555"`})})
 		if res.Status != 201 {
 			t.Fatalf("withdrawal: %d %s", res.Status, res.Body)
 		}
-		h.work()
+		h.Work()
 		return str(res.JSON, "id")
 	}
 	status := func(id string) string {
@@ -505,7 +505,7 @@ func TestSMSInboxOperatorGuards(t *testing.T) {
 	first := payout("wd-confirm")
 	h.Clock.Add(time.Minute)
 	h.device(token, "sms", cashInSMS("500.00", "01755555555", "9,500.00", "BKS1000001", h.Clock.Now()))
-	h.work()
+	h.Work()
 	if s := status(first); s != "processing" {
 		t.Fatalf("withdrawal matched by its SMS, before confirmation: %s", s)
 	}
@@ -514,7 +514,7 @@ func TestSMSInboxOperatorGuards(t *testing.T) {
 		t.Fatalf("payout list: %v", matched)
 	}
 	h.admin("payout", "confirm", "--withdrawal", first)
-	h.work()
+	h.Work()
 	if s := status(first); s != "succeeded" {
 		t.Fatalf("confirmed withdrawal: %s", s)
 	}
@@ -526,7 +526,7 @@ func TestSMSInboxOperatorGuards(t *testing.T) {
 	second := payout("wd-auto")
 	h.Clock.Add(time.Minute)
 	h.device(token, "sms", cashInSMS("500.00", "01755555555", "9,000.00", "BKS1000002", h.Clock.Now()))
-	h.work()
+	h.Work()
 	if s := status(second); s != "succeeded" {
 		t.Fatalf("withdrawal completed by its SMS: %s", s)
 	}

@@ -116,6 +116,12 @@ func (s *Server) Do(org *Org, req Request) *Response {
 	for k, v := range req.Header {
 		r.Header.Set(k, v)
 	}
+	return s.send(r)
+}
+
+// send sends r and reads the answer.
+func (s *Server) send(r *http.Request) *Response {
+	s.helper()
 	res, err := http.DefaultClient.Do(r)
 	if err != nil {
 		s.fatal(err)

@@ -1,4 +1,4 @@
-package main
+package transport_test
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/transport/signing"
@@ -72,7 +73,7 @@ func runHostile(t *testing.T, h *harness) {
 	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
 	other := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
 	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
-	h.fund(org, "100000")
+	h.Fund(org, "100000")
 	// The targets of verify and settle cases: a pending deposit and a
 	// processing withdrawal, which no hostile request may change.
 	dep := h.CreateH2H(org, h2h(kv{"merchant_id", `"target-deposit"`}))
@@ -83,7 +84,7 @@ func runHostile(t *testing.T, h *harness) {
 	depID, wdID := str(dep.JSON, "id"), str(wd.JSON, "id")
 	verifyPath := "/api/v1/deposits/" + depID + "/verify"
 	settlePath := "/api/sandbox/withdraws/" + wdID + "/settle"
-	balanceBefore := h.balance(org)
+	balanceBefore := h.Balance(org)
 
 	cases := hostileCases(depID, wdID, verifyPath, settlePath)
 	fivexx := 0
@@ -148,7 +149,7 @@ func runHostile(t *testing.T, h *harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := h.balance(org); got != balanceBefore {
+	if got := h.Balance(org); got != balanceBefore {
 		t.Errorf("balance moved: %s -> %s", balanceBefore, got)
 	}
 	if _, err := sandbox.NewSQLStore(h.Config.Store).GetSandboxPayment(ctx, org.ID, "bkash", "HOSTILE1"); !errors.Is(err, engine.ErrNotFound) {
@@ -283,15 +284,15 @@ func hostileCases(depID, wdID, verifyPath, settlePath string) []hostileCase {
 		{"redirect deposit", "/api/v1/deposits", false, redirect},
 		{"h2h deposit", "/api/v1/deposits", true, h2h},
 		{"verify", verifyPath, true, func(over ...kv) string {
-			return body([]kv{{"provider_transaction_id", `"HOSTILE1"`}}, over...)
+			return paydtest.Body([]kv{{"provider_transaction_id", `"HOSTILE1"`}}, over...)
 		}},
 		{"withdrawal", "/api/v1/withdraws", false, withdrawal},
 		{"sandbox payment", "/api/sandbox/payments", false, func(over ...kv) string {
-			return body([]kv{{"channel", `"bkash"`}, {"transaction_id", `"HOSTILE1"`}, {"payer_phone", `"01712345678"`},
+			return paydtest.Body([]kv{{"channel", `"bkash"`}, {"transaction_id", `"HOSTILE1"`}, {"payer_phone", `"01712345678"`},
 				{"recipient_phone", `"01811111111"`}, {"amount", `"500"`}, {"status", `"completed"`}}, over...)
 		}},
-		{"sandbox settle", settlePath, false, func(over ...kv) string { return body([]kv{{"outcome", `"succeeded"`}}, over...) }},
-		{"sandbox outage", "/api/sandbox/outage", false, func(over ...kv) string { return body([]kv{{"enabled", `false`}}, over...) }},
+		{"sandbox settle", settlePath, false, func(over ...kv) string { return paydtest.Body([]kv{{"outcome", `"succeeded"`}}, over...) }},
+		{"sandbox outage", "/api/sandbox/outage", false, func(over ...kv) string { return paydtest.Body([]kv{{"enabled", `false`}}, over...) }},
 	}
 	stringFields := map[string][]string{
 		"redirect deposit": {"amount", "payment_method", "redirect_url", "merchant_id", "checkout_mode"},

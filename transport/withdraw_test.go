@@ -1,7 +1,6 @@
-package main
+package transport_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -10,37 +9,16 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 )
 
-var walletWithdrawal = []kv{
-	{"amount", `"500"`}, {"phone", `"01712345678"`}, {"payment_method", `"bkash"`}, {"merchant_id", `"MID"`},
-}
-
-func withdrawal(over ...kv) string { return body(walletWithdrawal, over...) }
-
-func (h *harness) fund(org *testOrg, amount string) {
-	h.t.Helper()
-	if _, err := h.Engine.AdjustBalance(context.Background(), engine.AdjustParams{OrganizationID: org.ID, Amount: amount, Reason: "funding", Actor: "test"}); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-func (h *harness) balance(org *testOrg) string {
-	h.t.Helper()
-	res := h.Do(org, request{Method: "GET", Path: "/api/v1/balance", APIKey: org.APIKey})
-	if res.Status != 200 {
-		h.t.Fatalf("balance: %d %s", res.Status, res.Body)
-	}
-	return string(res.Body)
-}
-
 func TestWithdrawalsOverHTTP(t *testing.T) {
-	h := newHarnessWith(t, paydserver.SandboxSettings{PayoutDelay: 2 * time.Second, UnavailableMethods: []string{"upay"}})
+	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutDelay: 2 * time.Second, UnavailableMethods: []string{"upay"}}))
 	org := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true), WithdrawCommissionPercent: ptr(dec("1")), WithdrawCommissionFixed: ptr(dec("5"))})
 	other := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
 	disabled := h.NewOrg(engine.OrganizationSettings{})
-	h.fund(org, "400000")
-	if got := h.balance(org); got != `{"currency":"BDT","available":"400000.00","held":"0.00"}`+"\n" {
+	h.Fund(org, "400000")
+	if got := h.Balance(org); got != `{"currency":"BDT","available":"400000.00","held":"0.00"}`+"\n" {
 		t.Fatalf("balance %s", got)
 	}
 
@@ -83,7 +61,7 @@ func TestWithdrawalsOverHTTP(t *testing.T) {
 			}
 		})
 	}
-	if got := h.balance(org); !strings.Contains(got, `"held":"0.00"`) {
+	if got := h.Balance(org); !strings.Contains(got, `"held":"0.00"`) {
 		t.Fatalf("a refused withdrawal held money: %s", got)
 	}
 
@@ -100,7 +78,7 @@ func TestWithdrawalsOverHTTP(t *testing.T) {
 	if !strings.HasPrefix(id, "wd_") {
 		t.Fatalf("id %s", id)
 	}
-	if got := h.balance(org); got != `{"currency":"BDT","available":"399490.00","held":"510.00"}`+"\n" {
+	if got := h.Balance(org); got != `{"currency":"BDT","available":"399490.00","held":"510.00"}`+"\n" {
 		t.Fatalf("balance after the hold: %s", got)
 	}
 	if res := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"payout-1"`})}); res.Status != 409 || res.ErrorCode() != "merchant_id_exists" {
@@ -122,33 +100,33 @@ func TestWithdrawalsOverHTTP(t *testing.T) {
 	}
 
 	// Auto mode: sent, pending for the delay, then succeeded.
-	h.work()
+	h.Work()
 	assertJSONField(t, get(org, id).Body, "status", `"processing"`)
 	h.Clock.Add(5 * time.Second)
-	h.work()
+	h.Work()
 	done := get(org, id)
 	assertJSONField(t, done.Body, "status", `"succeeded"`)
 	// 400000 - (500 + 10) - (50000 + 505), nothing held any more.
-	if got := h.balance(org); got != `{"currency":"BDT","available":"348985.00","held":"0.00"}`+"\n" {
+	if got := h.Balance(org); got != `{"currency":"BDT","available":"348985.00","held":"0.00"}`+"\n" {
 		t.Fatalf("balance after settling: %s", got)
 	}
 
 	// A sandbox test account ending in 000000 fails, and the hold returns.
 	failing := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"payout-3"`}, kv{"phone", `"01711000000"`})})
-	h.work()
+	h.Work()
 	h.Clock.Add(5 * time.Second)
-	h.work()
+	h.Work()
 	assertJSONField(t, get(org, str(failing.JSON, "id")).Body, "status", `"failed"`)
-	if got := h.balance(org); got != `{"currency":"BDT","available":"348985.00","held":"0.00"}`+"\n" {
+	if got := h.Balance(org); got != `{"currency":"BDT","available":"348985.00","held":"0.00"}`+"\n" {
 		t.Fatalf("balance after a failed payout: %s", got)
 	}
 }
 
 func TestManualSandboxSettlement(t *testing.T) {
-	h := newHarnessWith(t, paydserver.SandboxSettings{PayoutMode: "manual"})
+	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutMode: "manual"}))
 	org := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
 	other := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
-	h.fund(org, "1000")
+	h.Fund(org, "1000")
 	create := func(mid string) string {
 		res := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"` + mid + `"`}, kv{"amount", `"300"`})})
 		if res.Status != 201 {
@@ -164,9 +142,9 @@ func TestManualSandboxSettlement(t *testing.T) {
 	}
 
 	ok := create("m1")
-	h.work()
+	h.Work()
 	h.Clock.Add(time.Hour)
-	h.work()
+	h.Work()
 	if s := status(ok); s != "processing" {
 		t.Fatalf("manual payout settled by itself: %s", s)
 	}
@@ -179,7 +157,7 @@ func TestManualSandboxSettlement(t *testing.T) {
 	if res := settle(org, ok, "succeeded"); res.Status != 200 {
 		t.Fatalf("settle: %d %s", res.Status, res.Body)
 	}
-	h.work()
+	h.Work()
 	if s := status(ok); s != "succeeded" {
 		t.Fatalf("after settling: %s", s)
 	}
@@ -192,11 +170,11 @@ func TestManualSandboxSettlement(t *testing.T) {
 	if res := settle(org, early, "failed"); res.Status != 200 {
 		t.Fatalf("early settle: %d %s", res.Status, res.Body)
 	}
-	h.work()
+	h.Work()
 	if s := status(early); s != "failed" {
 		t.Fatalf("early settled payout: %s", s)
 	}
-	if got := h.balance(org); got != `{"currency":"BDT","available":"700.00","held":"0.00"}`+"\n" {
+	if got := h.Balance(org); got != `{"currency":"BDT","available":"700.00","held":"0.00"}`+"\n" {
 		t.Fatalf("balance %s", got)
 	}
 }

@@ -1,8 +1,7 @@
-package main
+package transport_test
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -10,51 +9,6 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/transport/signing"
 )
-
-// kv is one member of a request Body: a key and its raw JSON text.
-type kv struct{ key, raw string }
-
-// drop as the raw value removes the member.
-const drop = "\x00drop"
-
-var (
-	h2hBase = []kv{
-		{"amount", `"500"`}, {"payment_method", `"bkash_agent"`},
-		{"redirect_url", `"https://shop.example/return"`}, {"merchant_id", `"MID"`},
-		{"checkout_mode", `"h2h"`}, {"payer", `{"phone":"01712345678"}`},
-	}
-	redirectBase = []kv{
-		{"amount", `"500"`}, {"payment_method", `"bkash"`},
-		{"redirect_url", `"https://shop.example/return"`}, {"merchant_id", `"MID"`},
-	}
-)
-
-// body renders base with overrides applied: a key in over replaces the
-// base member in place, or is appended; drop removes it.
-func body(base []kv, over ...kv) string {
-	members := append([]kv(nil), base...)
-	for _, o := range over {
-		replaced := false
-		for i := range members {
-			if members[i].key == o.key {
-				members[i].raw, replaced = o.raw, true
-			}
-		}
-		if !replaced {
-			members = append(members, o)
-		}
-	}
-	parts := make([]string, 0, len(members))
-	for _, m := range members {
-		if m.raw != drop {
-			parts = append(parts, fmt.Sprintf("%q:%s", m.key, m.raw))
-		}
-	}
-	return "{" + strings.Join(parts, ",") + "}"
-}
-
-func h2h(over ...kv) string      { return body(h2hBase, over...) }
-func redirect(over ...kv) string { return body(redirectBase, over...) }
 
 // TestRules checks, through HTTP over a real SQLite file, one row per
 // validation, authentication and routing rule of the interface and the
@@ -279,7 +233,3 @@ func metadataOfSize(n int) string {
 	const frame = len(`{"pad":""}`)
 	return `{"pad":"` + strings.Repeat("x", n-frame) + `"}`
 }
-
-func ptr[T any](v T) *T { return &v }
-
-var _ = http.MethodGet

@@ -1,7 +1,6 @@
-package main
+package transport_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,31 +9,6 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 )
-
-// verify submits a transaction ID for a deposit, signed.
-func (h *harness) verify(org *testOrg, id, body string) *response {
-	h.t.Helper()
-	return h.Do(org, request{Path: "/api/v1/deposits/" + id + "/verify", APIKey: org.APIKey, Sign: true, Body: body})
-}
-
-// sandboxPay records a simulated wallet payment.
-func (h *harness) sandboxPay(org *testOrg, body string) *response {
-	h.t.Helper()
-	return h.Do(org, request{Path: "/api/sandbox/payments", APIKey: org.APIKey, Body: body})
-}
-
-func (h *harness) work() {
-	h.t.Helper()
-	if _, err := h.Engine.ProcessAttempts(context.Background()); err != nil {
-		h.t.Fatal(err)
-	}
-	if _, err := h.Engine.ProcessPayouts(context.Background()); err != nil {
-		h.t.Fatal(err)
-	}
-	if _, err := h.Engine.ExpireDeposits(context.Background()); err != nil {
-		h.t.Fatal(err)
-	}
-}
 
 func TestVerifyOverHTTP(t *testing.T) {
 	h := newHarness(t)
@@ -48,7 +22,7 @@ func TestVerifyOverHTTP(t *testing.T) {
 	if endpoint != "/api/v1/deposits/"+id+"/verify" {
 		t.Fatalf("endpoint %q", endpoint)
 	}
-	pay := h.sandboxPay(org, `{"channel":"bkash","transaction_id":"8n7a6d5ee7m","payer_phone":"+8801712345678","recipient_phone":"01811111111","amount":"500","status":"completed","type":"cash_out"}`)
+	pay := h.SandboxPay(org, `{"channel":"bkash","transaction_id":"8n7a6d5ee7m","payer_phone":"+8801712345678","recipient_phone":"01811111111","amount":"500","status":"completed","type":"cash_out"}`)
 	if pay.Status != 201 || str(pay.JSON, "transaction_id") != "8N7A6D5EE7M" || str(pay.JSON, "amount") != "500.00" {
 		t.Fatalf("sandbox payment: %d %s", pay.Status, pay.Body)
 	}
@@ -83,7 +57,7 @@ func TestVerifyOverHTTP(t *testing.T) {
 		})
 	}
 
-	queued := h.verify(org, id, `{"provider_transaction_id":"  8n7a6d5ee7m "}`)
+	queued := h.Verify(org, id, `{"provider_transaction_id":"  8n7a6d5ee7m "}`)
 	if queued.Status != 202 {
 		t.Fatalf("verify: %d %s", queued.Status, queued.Body)
 	}
@@ -98,14 +72,14 @@ func TestVerifyOverHTTP(t *testing.T) {
 	processing := h.GetDeposit(org, id, true)
 	assertJSONField(t, processing.Body, "status", `"processing"`)
 	assertJSONField(t, processing.Body, "verification", `{"state":"processing","attempts_used":1,"attempts_remaining":2,"failure_code":null}`)
-	if repeat := h.verify(org, id, `{"provider_transaction_id":"8N7A6D5EE7M"}`); repeat.Status != 202 || str(repeat.JSON, "attempt_id") != str(queued.JSON, "attempt_id") {
+	if repeat := h.Verify(org, id, `{"provider_transaction_id":"8N7A6D5EE7M"}`); repeat.Status != 202 || str(repeat.JSON, "attempt_id") != str(queued.JSON, "attempt_id") {
 		t.Fatalf("repeat while queued: %d %s", repeat.Status, repeat.Body)
 	}
-	if busy := h.verify(org, id, `{"provider_transaction_id":"OTHER1"}`); busy.Status != 409 || busy.ErrorCode() != "attempt_in_progress" {
+	if busy := h.Verify(org, id, `{"provider_transaction_id":"OTHER1"}`); busy.Status != 409 || busy.ErrorCode() != "attempt_in_progress" {
 		t.Fatalf("second ID while queued: %d %s", busy.Status, busy.Body)
 	}
 
-	h.work()
+	h.Work()
 	done := h.GetDeposit(org, id, true)
 	assertJSONField(t, done.Body, "status", `"succeeded"`)
 	assertJSONField(t, done.Body, "next_action", `null`)
@@ -113,7 +87,7 @@ func TestVerifyOverHTTP(t *testing.T) {
 	assertJSONField(t, done.Body, "verification", `{"state":"succeeded","attempts_used":1,"attempts_remaining":0,"failure_code":null}`)
 	assertJSONField(t, done.Body, "metadata", `{"order":7}`)
 
-	resolved := h.verify(org, id, `{"provider_transaction_id":"8n7a6d5ee7m"}`)
+	resolved := h.Verify(org, id, `{"provider_transaction_id":"8n7a6d5ee7m"}`)
 	if resolved.Status != 200 {
 		t.Fatalf("repeat after success: %d %s", resolved.Status, resolved.Body)
 	}
@@ -121,13 +95,13 @@ func TestVerifyOverHTTP(t *testing.T) {
 	assertJSONField(t, resolved.Body, "status", `"resolved"`)
 	assertJSONField(t, resolved.Body, "attempt_status", `"succeeded"`)
 	assertJSONField(t, resolved.Body, "deposit_status", `"succeeded"`)
-	if res := h.verify(org, id, `{"provider_transaction_id":"OTHER2"}`); res.Status != 409 || res.ErrorCode() != "deposit_terminal" {
+	if res := h.Verify(org, id, `{"provider_transaction_id":"OTHER2"}`); res.Status != 409 || res.ErrorCode() != "deposit_terminal" {
 		t.Fatalf("new ID after success: %d %s", res.Status, res.Body)
 	}
 	// The ID now belongs to that deposit, in every organization.
 	h.AddWallet(other, "bkash", "cash_out", "01811111111", "Agent")
 	otherDep := h.CreateH2H(other, h2h(kv{"merchant_id", `"v2"`}))
-	if res := h.verify(other, str(otherDep.JSON, "id"), `{"provider_transaction_id":"8N7A6D5EE7M"}`); res.Status != 409 || res.ErrorCode() != "transaction_id_used" {
+	if res := h.Verify(other, str(otherDep.JSON, "id"), `{"provider_transaction_id":"8N7A6D5EE7M"}`); res.Status != 409 || res.ErrorCode() != "transaction_id_used" {
 		t.Fatalf("ID reused by another organization: %d %s", res.Status, res.Body)
 	}
 }
@@ -138,16 +112,16 @@ func TestVerifyFailuresOverHTTP(t *testing.T) {
 	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
 	dep := h.CreateH2H(org, h2h(kv{"merchant_id", `"f1"`}))
 	id := str(dep.JSON, "id")
-	h.sandboxPay(org, `{"channel":"bkash","transaction_id":"UNDER1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"499.99","status":"completed"}`)
-	h.verify(org, id, `{"provider_transaction_id":"UNDER1"}`)
-	h.work()
+	h.SandboxPay(org, `{"channel":"bkash","transaction_id":"UNDER1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"499.99","status":"completed"}`)
+	h.Verify(org, id, `{"provider_transaction_id":"UNDER1"}`)
+	h.Work()
 	got := h.GetDeposit(org, id, true)
 	assertJSONField(t, got.Body, "status", `"pending"`)
 	assertJSONField(t, got.Body, "verification", `{"state":"awaiting_reference","attempts_used":1,"attempts_remaining":2,"failure_code":"amount_mismatch"}`)
 	if str(got.JSON, "next_action", "type") != "display_instructions" {
 		t.Fatalf("next_action gone after a failed attempt: %s", got.Body)
 	}
-	resolved := h.verify(org, id, `{"provider_transaction_id":"under1"}`)
+	resolved := h.Verify(org, id, `{"provider_transaction_id":"under1"}`)
 	assertJSONField(t, resolved.Body, "attempt_status", `"failed"`)
 	assertJSONField(t, resolved.Body, "deposit_status", `"pending"`)
 	assertJSONField(t, resolved.Body, "failure_code", `"amount_mismatch"`)
@@ -157,13 +131,13 @@ func TestVerifyFailuresOverHTTP(t *testing.T) {
 	if outage.Status != 200 {
 		t.Fatalf("outage: %d %s", outage.Status, outage.Body)
 	}
-	h.sandboxPay(org, `{"channel":"bkash","transaction_id":"GOOD1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`)
-	h.verify(org, id, `{"provider_transaction_id":"GOOD1"}`)
-	h.work()
+	h.SandboxPay(org, `{"channel":"bkash","transaction_id":"GOOD1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`)
+	h.Verify(org, id, `{"provider_transaction_id":"GOOD1"}`)
+	h.Work()
 	assertJSONField(t, h.GetDeposit(org, id, true).Body, "status", `"processing"`)
 	h.Do(org, request{Path: "/api/sandbox/outage", APIKey: org.APIKey, Body: `{"enabled":false}`})
 	h.Clock.Add(5 * time.Second)
-	h.work()
+	h.Work()
 	assertJSONField(t, h.GetDeposit(org, id, true).Body, "status", `"succeeded"`)
 
 	// The sandbox's own input is checked like any other.
@@ -174,11 +148,11 @@ func TestVerifyFailuresOverHTTP(t *testing.T) {
 		`{"channel":"bkash","transaction_id":"X1X","payer_phone":"01712345678","amount":"1","status":"done"}`,
 		`{"channel":"bkash","transaction_id":"X1X","payer_phone":"01712345678","amount":"1","status":"completed","completed_at":"yesterday"}`,
 	} {
-		if res := h.sandboxPay(org, body); res.Status != 400 || res.ErrorCode() != "invalid_request" {
+		if res := h.SandboxPay(org, body); res.Status != 400 || res.ErrorCode() != "invalid_request" {
 			t.Errorf("sandbox payment %s: %d %s", body, res.Status, res.Body)
 		}
 	}
-	if res := h.sandboxPay(org, `{"channel":"bkash","transaction_id":"GOOD1","payer_phone":"01712345678","amount":"1","status":"completed"}`); res.Status != 409 {
+	if res := h.SandboxPay(org, `{"channel":"bkash","transaction_id":"GOOD1","payer_phone":"01712345678","amount":"1","status":"completed"}`); res.Status != 409 {
 		t.Errorf("duplicate sandbox payment: %d %s", res.Status, res.Body)
 	}
 	if res := h.Do(org, request{Path: "/api/sandbox/payments", Body: `{}`}); res.Status != 401 {
@@ -233,12 +207,12 @@ func TestHostedCheckout(t *testing.T) {
 		if !strings.Contains(page(checkout), "verifying") {
 			t.Fatal("the page does not say the payment is being verified")
 		}
-		h.work()
+		h.Work()
 		if res := h.GetDeposit(org, str(dep.JSON, "id"), false); str(res.JSON, "status") != "pending" {
 			t.Fatalf("after a failed payment: %s", res.Body)
 		}
 		post(checkout, "pay", url.Values{"payer_phone": {"01712345678"}, "outcome": {"completed"}})
-		h.work()
+		h.Work()
 		res := h.GetDeposit(org, str(dep.JSON, "id"), false)
 		assertJSONField(t, res.Body, "status", `"succeeded"`)
 		assertJSONField(t, res.Body, "redirect_url", `null`)
@@ -253,7 +227,7 @@ func TestHostedCheckout(t *testing.T) {
 		dep := h.CreateH2H(org, h2h(kv{"merchant_id", `"c2"`}, kv{"payment_method", `"nagad"`}))
 		checkout := str(dep.JSON, "next_action", "url")
 		post(checkout, "pay", url.Values{"payer_phone": {"01712345678"}})
-		h.work()
+		h.Work()
 		res := h.GetDeposit(org, str(dep.JSON, "id"), true)
 		assertJSONField(t, res.Body, "status", `"succeeded"`)
 		assertJSONField(t, res.Body, "next_action", `null`)
@@ -261,7 +235,7 @@ func TestHostedCheckout(t *testing.T) {
 	t.Run("h2h redirect action paid from another phone", func(t *testing.T) {
 		dep := h.CreateH2H(org, h2h(kv{"merchant_id", `"c3"`}, kv{"payment_method", `"bkash"`}))
 		post(str(dep.JSON, "next_action", "url"), "pay", url.Values{"payer_phone": {"01999999999"}})
-		h.work()
+		h.Work()
 		res := h.GetDeposit(org, str(dep.JSON, "id"), true)
 		assertJSONField(t, res.Body, "verification.failure_code", `"payer_mismatch"`)
 	})
@@ -273,13 +247,13 @@ func TestHostedCheckout(t *testing.T) {
 		}
 		assertJSONField(t, h.GetDeposit(org, str(dep.JSON, "id"), false).Body, "status", `"cancelled"`)
 		post(checkout, "pay", url.Values{"payer_phone": {"01712345678"}})
-		h.work()
+		h.Work()
 		assertJSONField(t, h.GetDeposit(org, str(dep.JSON, "id"), false).Body, "status", `"cancelled"`)
 	})
 	t.Run("expired", func(t *testing.T) {
 		dep := h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"c5"`})})
 		h.Clock.Add(30 * time.Minute)
-		h.work()
+		h.Work()
 		assertJSONField(t, h.GetDeposit(org, str(dep.JSON, "id"), false).Body, "status", `"expired"`)
 		if !strings.Contains(page(str(dep.JSON, "redirect_url")), "Return to the merchant") {
 			t.Fatal("the expired page does not lead back")

@@ -1,4 +1,4 @@
-package main
+package transport_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package main
+package transport_test
 
 import (
 	"net/url"
@@ -15,7 +15,7 @@ func TestFindWithdrawalByMerchantID(t *testing.T) {
 	h := newHarness(t)
 	org := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
 	other := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
-	h.fund(org, "10000")
+	h.Fund(org, "10000")
 	mid := "order 7/☕ '; --"
 	created := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", mustJSON(t, mid)})})
 	if created.Status != 201 {

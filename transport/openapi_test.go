@@ -1,4 +1,4 @@
-package main
+package transport_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 )
 
 // apiDoc is the served OpenAPI document with a validator of its schemas,
@@ -108,7 +109,7 @@ func (d *apiDoc) validateSchema(name string, body []byte) {
 // successes and main errors) and validates each answer against the served
 // OpenAPI 3.1 document; then checks that every operation was exercised.
 func TestOpenAPI(t *testing.T) {
-	h := newHarnessWith(t, paydserver.SandboxSettings{PayoutMode: "manual", UnavailableMethods: []string{"upay"}})
+	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutMode: "manual", UnavailableMethods: []string{"upay"}}))
 	doc := loadAPIDoc(t, h.URL+"/api/openapi.json")
 	if doc.doc["openapi"] != "3.1.0" {
 		t.Fatalf("openapi %v", doc.doc["openapi"])
@@ -191,7 +192,7 @@ func TestOpenAPI(t *testing.T) {
 	call(org, "/sandbox/payments", request{Body: `{"channel":"bkash","transaction_id":"TX1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed","type":"cash_out"}`}, 201)
 	call(org, verify, request{Path: insPath, Sign: true, Body: `{"provider_transaction_id":"tx1"}`}, 202)
 	call(org, verify, request{Path: insPath, Sign: true, Body: `{"provider_transaction_id":"TX2"}`}, 409)
-	h.work()
+	h.Work()
 	call(org, verify, request{Path: insPath, Sign: true, Body: `{"provider_transaction_id":"TX1"}`}, 200)
 	paid := call(org, deposit, signedGet("/v1/deposits/"+str(ins.JSON, "id")), 200)
 	assertJSONField(t, paid.Body, "next_action", "null")
@@ -200,13 +201,13 @@ func TestOpenAPI(t *testing.T) {
 	mpPath := "/api/v1/deposits/" + str(mp.JSON, "id") + "/verify"
 	call(org, "/sandbox/payments", request{Body: `{"channel":"bkash","transaction_id":"TX3","payer_phone":"01712345678","recipient_phone":"01822222222","amount":"499","status":"completed"}`}, 201)
 	call(org, verify, request{Path: mpPath, Sign: true, Body: `{"provider_transaction_id":"TX3"}`}, 202)
-	h.work()
+	h.Work()
 	call(org, verify, request{Path: mpPath, Sign: true, Body: `{"provider_transaction_id":"TX3"}`}, 200)
 	call(org, deposit, signedGet("/v1/deposits/"+str(mp.JSON, "id")), 200)
 
 	// Withdrawals and the balance.
 	const withdraws, withdraw = "/v1/withdraws", "/v1/withdraws/{id}"
-	h.fund(org, "10000")
+	h.Fund(org, "10000")
 	wd := call(org, withdraws, request{Body: withdrawal(kv{"merchant_id", `"w1"`}, kv{"metadata", `{"payout":1}`})}, 201)
 	call(org, withdraws, request{Body: withdrawal(kv{"amount", `500`})}, 400)
 	call(org, withdraws, request{APIKey: "-", Body: withdrawal()}, 401)
@@ -241,7 +242,7 @@ func TestOpenAPI(t *testing.T) {
 	call(org, settle, request{Path: "/api/sandbox/withdraws/" + wdID + "/settle", Body: `{"outcome":"succeeded"}`}, 200)
 	call(org, settle, request{Path: "/api/sandbox/withdraws/" + wdID + "/settle", Body: `{"outcome":"failed"}`}, 409)
 	call(org, settle, request{APIKey: "-", Path: "/api/sandbox/withdraws/" + wdID + "/settle", Body: `{"outcome":"failed"}`}, 401)
-	h.work()
+	h.Work()
 	settled := call(org, withdraw, get("/v1/withdraws/"+wdID), 200)
 	assertJSONField(t, settled.Body, "status", `"succeeded"`)
 
@@ -281,7 +282,7 @@ func TestOpenAPI(t *testing.T) {
 	// The device endpoints, on a server in SMS inbox mode.
 	iorg := ih.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	iw := ih.AddWallet(iorg, "bkash", "cash_out", "01811111111", "Agent")
-	token := str(ih.admin("device", "add", "--org", iorg.ID, "--wallet", iw.ID), "token")
+	token := ih.addDevice(iorg, iw.ID)
 	device := func(tmpl, body string, want int) {
 		t.Helper()
 		if want < 300 && body != "" {

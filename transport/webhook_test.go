@@ -1,4 +1,4 @@
-package main
+package transport_test
 
 import (
 	"context"
@@ -6,18 +6,16 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/paydserver/paydtest"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -53,50 +51,9 @@ func TestIndependentVerifierReproducesTheSpecVector(t *testing.T) {
 	}
 }
 
-// receiver is an httptest webhook endpoint that records what it gets and
-// answers with the status its respond function picks.
-type receiver struct {
-	srv     *httptest.Server
-	mu      sync.Mutex
-	got     []received
-	respond func(n int) (status int, header map[string]string)
-}
-
-type received struct {
-	header http.Header
-	body   []byte
-}
-
-func newReceiver(t *testing.T, respond func(n int) (int, map[string]string)) *receiver {
-	r := &receiver{respond: respond}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.got = append(r.got, received{req.Header.Clone(), body})
-		n := len(r.got)
-		r.mu.Unlock()
-		status, header := 200, map[string]string(nil)
-		if r.respond != nil {
-			status, header = r.respond(n)
-		}
-		for k, v := range header {
-			w.Header().Set(k, v)
-		}
-		w.WriteHeader(status)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *receiver) deliveries() []received {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]received(nil), r.got...)
-}
-
 // webhookHarness is a harness whose webhooks may reach loopback receivers.
 func webhookHarness(t *testing.T) *harness {
-	h := newHarnessWith(t, paydserver.SandboxSettings{})
+	h := newHarness(t)
 	h.rebuild(transport.NewWebhookClient(true))
 	return h
 }
@@ -129,36 +86,36 @@ func TestWebhookDeliveries(t *testing.T) {
 	h := webhookHarness(t)
 	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
 	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
-	rcv := newReceiver(t, nil)
-	_, secret := h.addEndpoint(org, rcv.srv.URL+"/hooks")
+	rcv := paydtest.NewReceiver(t, nil)
+	_, secret := h.addEndpoint(org, rcv.URL+"/hooks")
 
 	dep := h.CreateH2H(org, h2h(kv{"merchant_id", `"w1"`}, kv{"metadata", `{"order":"A<1>","n":1.50}`}))
 	id := str(dep.JSON, "id")
-	h.sandboxPay(org, `{"channel":"bkash","transaction_id":"WHTX1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`)
-	h.verify(org, id, `{"provider_transaction_id":"WHTX1"}`)
-	h.work()
-	h.fund(org, "1000")
+	h.SandboxPay(org, `{"channel":"bkash","transaction_id":"WHTX1","payer_phone":"01712345678","recipient_phone":"01811111111","amount":"500","status":"completed"}`)
+	h.Verify(org, id, `{"provider_transaction_id":"WHTX1"}`)
+	h.Work()
+	h.Fund(org, "1000")
 	wd := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"w-out"`})})
-	h.work()
+	h.Work()
 	h.Clock.Add(5 * time.Second)
-	h.work()
+	h.Work()
 	h.deliver()
 
-	got := rcv.deliveries()
+	got := rcv.Deliveries()
 	types := []string{}
 	for _, d := range got {
-		if !standardWebhooksVerify(secret, d.header, d.body) {
-			t.Fatalf("delivery does not verify: %v %s", d.header, d.body)
+		if !standardWebhooksVerify(secret, d.Header, d.Body) {
+			t.Fatalf("delivery does not verify: %v %s", d.Header, d.Body)
 		}
 		var ev struct {
 			ID, Type, Timestamp string
 			Data                json.RawMessage
 		}
-		if err := json.Unmarshal(d.body, &ev); err != nil {
+		if err := json.Unmarshal(d.Body, &ev); err != nil {
 			t.Fatal(err)
 		}
-		if d.header.Get("webhook-id") != ev.ID || !strings.HasPrefix(ev.ID, "evt_") || d.header.Get("Content-Type") != "application/json" {
-			t.Fatalf("headers %v for event %s", d.header, ev.ID)
+		if d.Header.Get("webhook-id") != ev.ID || !strings.HasPrefix(ev.ID, "evt_") || d.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("headers %v for event %s", d.Header, ev.ID)
 		}
 		if _, err := time.Parse(time.RFC3339, ev.Timestamp); err != nil {
 			t.Fatalf("timestamp %q", ev.Timestamp)
@@ -185,7 +142,7 @@ func TestWebhookDeliveries(t *testing.T) {
 		t.Fatalf("event types %v", types)
 	}
 	// Nothing is delivered twice once acknowledged.
-	if n := h.deliver(); n != 0 || len(rcv.deliveries()) != 3 {
+	if n := h.deliver(); n != 0 || len(rcv.Deliveries()) != 3 {
 		t.Fatalf("redelivered %d", n)
 	}
 }
@@ -193,49 +150,49 @@ func TestWebhookDeliveries(t *testing.T) {
 func TestWebhookRetries(t *testing.T) {
 	h := webhookHarness(t)
 	org := h.NewOrg(engine.OrganizationSettings{})
-	rcv := newReceiver(t, func(n int) (int, map[string]string) {
+	rcv := paydtest.NewReceiver(t, func(n int) (int, map[string]string) {
 		if n < 3 {
 			return 500, nil
 		}
 		return 204, nil
 	})
-	_, secret := h.addEndpoint(org, rcv.srv.URL)
+	_, secret := h.addEndpoint(org, rcv.URL)
 	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"r"`})})
 	h.Clock.Add(30 * time.Minute) // the redirect checkout expires: deposit.expired
-	h.work()
+	h.Work()
 
 	h.deliver()
-	if len(rcv.deliveries()) != 1 {
+	if len(rcv.Deliveries()) != 1 {
 		t.Fatal("no first post")
 	}
 	// The first retry comes 5 s later, give or take 10%.
 	h.Clock.Add(4400 * time.Millisecond)
-	if h.deliver(); len(rcv.deliveries()) != 1 {
+	if h.deliver(); len(rcv.Deliveries()) != 1 {
 		t.Fatal("retried before 4.5 s")
 	}
 	h.Clock.Add(1200 * time.Millisecond)
-	if h.deliver(); len(rcv.deliveries()) != 2 {
+	if h.deliver(); len(rcv.Deliveries()) != 2 {
 		t.Fatal("no retry by 5.6 s")
 	}
 	// The second retry comes after 5 minutes, give or take 10%.
 	h.Clock.Add(4*time.Minute + 29*time.Second)
-	if h.deliver(); len(rcv.deliveries()) != 2 {
+	if h.deliver(); len(rcv.Deliveries()) != 2 {
 		t.Fatal("second retry before 4.5 min")
 	}
 	h.Clock.Add(62 * time.Second)
 	h.deliver()
-	got := rcv.deliveries()
+	got := rcv.Deliveries()
 	if len(got) != 3 {
 		t.Fatalf("%d posts, want 3", len(got))
 	}
 	for i, d := range got {
-		if !standardWebhooksVerify(secret, d.header, d.body) {
+		if !standardWebhooksVerify(secret, d.Header, d.Body) {
 			t.Fatalf("post %d does not verify", i)
 		}
-		if d.header.Get("webhook-id") != got[0].header.Get("webhook-id") || string(d.body) != string(got[0].body) {
+		if d.Header.Get("webhook-id") != got[0].Header.Get("webhook-id") || string(d.Body) != string(got[0].Body) {
 			t.Fatalf("post %d is not the same message", i)
 		}
-		if i > 0 && d.header.Get("webhook-timestamp") == got[i-1].header.Get("webhook-timestamp") {
+		if i > 0 && d.Header.Get("webhook-timestamp") == got[i-1].Header.Get("webhook-timestamp") {
 			t.Fatalf("post %d reused the timestamp", i)
 		}
 	}
@@ -248,29 +205,29 @@ func TestWebhookRetries(t *testing.T) {
 func TestWebhookRetryAfterGoneAndExhaustion(t *testing.T) {
 	h := webhookHarness(t)
 	org := h.NewOrg(engine.OrganizationSettings{})
-	limited := newReceiver(t, func(n int) (int, map[string]string) {
+	limited := paydtest.NewReceiver(t, func(n int) (int, map[string]string) {
 		if n == 1 {
 			return 429, map[string]string{"Retry-After": "120"}
 		}
 		return 200, nil
 	})
-	gone := newReceiver(t, func(int) (int, map[string]string) { return 410, nil })
-	failing := newReceiver(t, func(int) (int, map[string]string) { return 503, nil })
-	h.addEndpoint(org, limited.srv.URL)
-	goneID, _ := h.addEndpoint(org, gone.srv.URL)
-	failingID, _ := h.addEndpoint(org, failing.srv.URL)
+	gone := paydtest.NewReceiver(t, func(int) (int, map[string]string) { return 410, nil })
+	failing := paydtest.NewReceiver(t, func(int) (int, map[string]string) { return 503, nil })
+	h.addEndpoint(org, limited.URL)
+	goneID, _ := h.addEndpoint(org, gone.URL)
+	failingID, _ := h.addEndpoint(org, failing.URL)
 	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"x"`})})
 	h.Clock.Add(30 * time.Minute)
-	h.work()
+	h.Work()
 	h.deliver()
 
 	// Retry-After is honoured exactly, not the 5 s schedule.
 	h.Clock.Add(119 * time.Second)
-	if h.deliver(); len(limited.deliveries()) != 1 {
+	if h.deliver(); len(limited.Deliveries()) != 1 {
 		t.Fatal("retried before Retry-After")
 	}
 	h.Clock.Add(time.Second)
-	if h.deliver(); len(limited.deliveries()) != 2 {
+	if h.deliver(); len(limited.Deliveries()) != 2 {
 		t.Fatal("not retried after Retry-After")
 	}
 	// 410 disables the endpoint at once.
@@ -286,10 +243,10 @@ func TestWebhookRetryAfterGoneAndExhaustion(t *testing.T) {
 		h.Clock.Add(time.Hour)
 		h.deliver()
 	}
-	if n := len(failing.deliveries()); n != 8 {
+	if n := len(failing.Deliveries()); n != 8 {
 		t.Fatalf("failing endpoint got %d posts, want 8", n)
 	}
-	if len(gone.deliveries()) != 1 {
+	if len(gone.Deliveries()) != 1 {
 		t.Fatal("a disabled endpoint was posted to again")
 	}
 	events, _ := h.Engine.ListEventDeliveries(context.Background(), org.ID, 0)
@@ -301,12 +258,12 @@ func TestWebhookRetryAfterGoneAndExhaustion(t *testing.T) {
 		t.Fatalf("statuses %v", statuses)
 	}
 	// Manual redelivery queues it again.
-	failing.respond = func(int) (int, map[string]string) { return 200, nil }
+	failing.Respond(func(int) (int, map[string]string) { return 200, nil })
 	if n, err := h.Engine.Redeliver(context.Background(), events[0].Event.ID, failingID); err != nil || n != 1 {
 		t.Fatalf("redeliver: %d %v", n, err)
 	}
 	h.deliver()
-	if n := len(failing.deliveries()); n != 9 {
+	if n := len(failing.Deliveries()); n != 9 {
 		t.Fatalf("after redelivery %d posts", n)
 	}
 }
@@ -316,21 +273,21 @@ func TestWebhookRetryAfterGoneAndExhaustion(t *testing.T) {
 func TestWebhookRestartMidRetries(t *testing.T) {
 	h := webhookHarness(t)
 	org := h.NewOrg(engine.OrganizationSettings{})
-	rcv := newReceiver(t, func(n int) (int, map[string]string) {
+	rcv := paydtest.NewReceiver(t, func(n int) (int, map[string]string) {
 		if n == 1 {
 			return 502, nil
 		}
 		return 200, nil
 	})
-	h.addEndpoint(org, rcv.srv.URL)
+	h.addEndpoint(org, rcv.URL)
 	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"x"`})})
 	h.Clock.Add(30 * time.Minute)
-	h.work()
+	h.Work()
 	h.deliver()
 	h.Restart()
 	h.Clock.Add(10 * time.Second)
 	h.deliver()
-	if got := rcv.deliveries(); len(got) != 2 || got[0].header.Get("webhook-id") != got[1].header.Get("webhook-id") {
+	if got := rcv.Deliveries(); len(got) != 2 || got[0].Header.Get("webhook-id") != got[1].Header.Get("webhook-id") {
 		t.Fatalf("after restart: %d posts", len(got))
 	}
 }
@@ -341,13 +298,13 @@ func TestDeadReceiverBlocksNoOne(t *testing.T) {
 	h := webhookHarness(t)
 	org := h.NewOrg(engine.OrganizationSettings{})
 	release := make(chan struct{})
-	hanging := newReceiver(t, func(int) (int, map[string]string) { <-release; return 200, nil })
+	hanging := paydtest.NewReceiver(t, func(int) (int, map[string]string) { <-release; return 200, nil })
 	t.Cleanup(func() { close(release) })
-	dead := newReceiver(t, func(int) (int, map[string]string) { return 500, nil })
-	healthy := newReceiver(t, nil)
-	h.addEndpoint(org, hanging.srv.URL)
-	h.addEndpoint(org, dead.srv.URL)
-	h.addEndpoint(org, healthy.srv.URL)
+	dead := paydtest.NewReceiver(t, func(int) (int, map[string]string) { return 500, nil })
+	healthy := paydtest.NewReceiver(t, nil)
+	h.addEndpoint(org, hanging.URL)
+	h.addEndpoint(org, dead.URL)
+	h.addEndpoint(org, healthy.URL)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -357,14 +314,14 @@ func TestDeadReceiverBlocksNoOne(t *testing.T) {
 	}
 	h.Clock.Add(30 * time.Minute)
 	deadline := time.Now().Add(10 * time.Second)
-	for len(healthy.deliveries()) < 5 && time.Now().Before(deadline) {
+	for len(healthy.Deliveries()) < 5 && time.Now().Before(deadline) {
 		h.Clock.Add(time.Second) // the poll timer: expiry, then deliveries
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := len(healthy.deliveries()); n != 5 {
+	if n := len(healthy.Deliveries()); n != 5 {
 		t.Fatalf("the healthy endpoint got %d of 5 events while another hung", n)
 	}
-	if len(dead.deliveries()) == 0 || len(hanging.deliveries()) == 0 {
+	if len(dead.Deliveries()) == 0 || len(hanging.Deliveries()) == 0 {
 		t.Fatal("the failing endpoints were not tried")
 	}
 	cancel()
@@ -373,8 +330,8 @@ func TestDeadReceiverBlocksNoOne(t *testing.T) {
 }
 
 func TestWebhookDestinationsRefused(t *testing.T) {
-	local := newReceiver(t, nil)
-	port := local.srv.URL[strings.LastIndex(local.srv.URL, ":")+1:]
+	local := paydtest.NewReceiver(t, nil)
+	port := local.URL[strings.LastIndex(local.URL, ":")+1:]
 	refusing := transport.NewWebhookClient(false)
 	req := engine.WebhookRequest{MessageID: "evt_1", Timestamp: time.Now(), Body: []byte("{}"), Secrets: []string{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}}
 	for _, url := range []string{
@@ -392,47 +349,47 @@ func TestWebhookDestinationsRefused(t *testing.T) {
 			t.Errorf("%s: %+v, want refused", url, res)
 		}
 	}
-	if n := len(local.deliveries()); n != 0 {
+	if n := len(local.Deliveries()); n != 0 {
 		t.Fatalf("a refused destination received %d posts", n)
 	}
-	req.URL = local.srv.URL
+	req.URL = local.URL
 	if res := transport.NewWebhookClient(true).Deliver(context.Background(), req); res.StatusCode != 200 {
 		t.Fatalf("with --webhook-allow-private: %+v", res)
 	}
 	// Redirects are not followed: a 302 is a failed post, and its target
 	// never hears of it.
-	target := newReceiver(t, nil)
-	redirecting := newReceiver(t, func(int) (int, map[string]string) { return 302, map[string]string{"Location": target.srv.URL} })
-	req.URL = redirecting.srv.URL
-	if res := transport.NewWebhookClient(true).Deliver(context.Background(), req); res.StatusCode != 302 || len(target.deliveries()) != 0 {
-		t.Fatalf("redirect: %+v, target got %d", res, len(target.deliveries()))
+	target := paydtest.NewReceiver(t, nil)
+	redirecting := paydtest.NewReceiver(t, func(int) (int, map[string]string) { return 302, map[string]string{"Location": target.URL} })
+	req.URL = redirecting.URL
+	if res := transport.NewWebhookClient(true).Deliver(context.Background(), req); res.StatusCode != 302 || len(target.Deliveries()) != 0 {
+		t.Fatalf("redirect: %+v, target got %d", res, len(target.Deliveries()))
 	}
 }
 
 func TestWebhookSecretRotation(t *testing.T) {
 	h := webhookHarness(t)
 	org := h.NewOrg(engine.OrganizationSettings{})
-	rcv := newReceiver(t, nil)
-	epID, old := h.addEndpoint(org, rcv.srv.URL)
+	rcv := paydtest.NewReceiver(t, nil)
+	epID, old := h.addEndpoint(org, rcv.URL)
 	fresh, err := h.Engine.RotateWebhookSecret(context.Background(), epID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"a"`})})
 	h.Clock.Add(30 * time.Minute)
-	h.work()
+	h.Work()
 	h.deliver()
-	d := rcv.deliveries()[0]
-	if !standardWebhooksVerify(old, d.header, d.body) || !standardWebhooksVerify(fresh, d.header, d.body) || len(strings.Fields(d.header.Get("webhook-signature"))) != 2 {
-		t.Fatalf("during the rotation both secrets must verify: %v", d.header)
+	d := rcv.Deliveries()[0]
+	if !standardWebhooksVerify(old, d.Header, d.Body) || !standardWebhooksVerify(fresh, d.Header, d.Body) || len(strings.Fields(d.Header.Get("webhook-signature"))) != 2 {
+		t.Fatalf("during the rotation both secrets must verify: %v", d.Header)
 	}
 	h.Clock.Add(24 * time.Hour)
 	h.Do(org, request{APIKey: org.APIKey, Body: redirect(kv{"merchant_id", `"b"`})})
 	h.Clock.Add(30 * time.Minute)
-	h.work()
+	h.Work()
 	h.deliver()
-	d = rcv.deliveries()[1]
-	if standardWebhooksVerify(old, d.header, d.body) || !standardWebhooksVerify(fresh, d.header, d.body) {
+	d = rcv.Deliveries()[1]
+	if standardWebhooksVerify(old, d.Header, d.Body) || !standardWebhooksVerify(fresh, d.Header, d.Body) {
 		t.Fatal("after the grace only the new secret may verify")
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package transport_test
 
 import (
 	"context"
@@ -101,7 +101,7 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 	}
 	pay := func(txID, amount string) {
 		t.Helper()
-		res := h.sandboxPay(org, `{"channel":"bkash","transaction_id":"`+txID+`","payer_phone":"01712345678","recipient_phone":"`+w.Phone+`","amount":"`+amount+`","status":"completed","type":"cash_out"}`)
+		res := h.SandboxPay(org, `{"channel":"bkash","transaction_id":"`+txID+`","payer_phone":"01712345678","recipient_phone":"`+w.Phone+`","amount":"`+amount+`","status":"completed","type":"cash_out"}`)
 		if res.Status != http.StatusCreated {
 			t.Fatalf("sandbox payment: %d %s", res.Status, res.Body)
 		}
@@ -162,7 +162,7 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 		// Rendered on the POST, the page reloads the canonical page URL.
 		p.mustContain(t, "Another transaction ID is being verified", "<code>attempt_in_progress</code>",
 			`content="2; url=/checkout/`+h.checkoutToken(org, id)+`?lang=en"`)
-		h.work()
+		h.Work()
 		checkoutGet(t, base, "").mustContain(t, "could not be verified: the amount paid is not exactly the amount due", "2 of 3 attempts left")
 	})
 	t.Run("transaction_id_used", func(t *testing.T) {
@@ -180,7 +180,7 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 			if p := verify(tx); p.status != http.StatusSeeOther {
 				t.Fatalf("verify %s: %d", tx, p.status)
 			}
-			h.work()
+			h.Work()
 		}
 		p := checkoutGet(t, base, "")
 		p.mustContain(t, "The payment could not be verified.", "Return to the merchant",
@@ -203,7 +203,7 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 		// Past the deadline the page leads back with the outcome the
 		// merchant will read, before and after the expiry worker ran.
 		checkoutGet(t, lateBase, "").mustContain(t, "This checkout has expired.", "status=expired")
-		h.work()
+		h.Work()
 		checkoutGet(t, lateBase, "").mustContain(t, "This checkout has expired.", "status=expired")
 	})
 	t.Run("unknown token", func(t *testing.T) {
@@ -239,7 +239,7 @@ func TestCheckoutSandboxInstructions(t *testing.T) {
 	if p := checkoutPost(t, base+"/verify", url.Values{"transaction_id": {txID}}); p.status != http.StatusSeeOther {
 		t.Fatalf("verify: %d %s", p.status, p.body)
 	}
-	h.work()
+	h.Work()
 	res := h.GetDeposit(org, id, true)
 	assertJSONField(t, res.Body, "status", `"succeeded"`)
 	assertJSONField(t, res.Body, "provider_transaction_id", `"`+txID+`"`)
@@ -251,7 +251,7 @@ func TestCheckoutSandboxInstructions(t *testing.T) {
 	loc = checkoutPost(t, base2+"/pay", url.Values{"payer_phone": {"01999999999"}}).header.Get("Location")
 	txID = regexp.MustCompile(`txid=(SBX[A-Z0-9]+)`).FindStringSubmatch(loc)[1]
 	checkoutPost(t, base2+"/verify", url.Values{"transaction_id": {txID}})
-	h.work()
+	h.Work()
 	checkoutGet(t, base2, "").mustContain(t, "the payment was made from another number")
 	// A bad phone is refused in plain words.
 	checkoutPost(t, base2+"/pay", url.Values{"payer_phone": {"12"}}).mustContain(t, "Check what you entered: payer_phone:", "<code>invalid_request</code>")

@@ -1,4 +1,4 @@
-package main
+package transport_test
 
 import (
 	"net/http"
@@ -35,7 +35,7 @@ func TestRateLimits(t *testing.T) {
 		t.Fatalf("another key was limited: %d", res.Status)
 	}
 	// Withdrawals have a tighter bucket of their own.
-	h.fund(org, "1000")
+	h.Fund(org, "1000")
 	first := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"rl1"`})})
 	second := h.Do(org, request{Path: "/api/v1/withdraws", APIKey: org.APIKey, Body: withdrawal(kv{"merchant_id", `"rl2"`})})
 	if first.Status != 201 || second.Status != 429 {
