@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/transport/signing"

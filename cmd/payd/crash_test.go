@@ -27,8 +27,8 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/transport/signing"
 )
