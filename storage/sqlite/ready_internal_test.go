@@ -1,0 +1,31 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Ready is the readiness check: nil on a migrated database, an error
+// naming the migration a database lacks, and an error once closed.
+func TestReady(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "payd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ready(ctx); err != nil {
+		t.Fatalf("migrated database: %v", err)
+	}
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ready(ctx); err == nil || !strings.Contains(err.Error(), "not applied") {
+		t.Fatalf("a migration missing: %v", err)
+	}
+	s.Close()
+	if err := s.Ready(ctx); err == nil {
+		t.Fatal("closed store is ready")
+	}
+}
