@@ -17,11 +17,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver/metrics"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
@@ -88,12 +90,22 @@ type App struct {
 	Inbox   *smsinbox.Provider
 	// Handler serves the API under Config.APIPrefix and the checkout.
 	Handler http.Handler
+	// Metrics are this payd's Prometheus series, served by OpsHandler.
+	Metrics *metrics.Metrics
+
+	store   Store
+	working atomic.Int32 // RunEngine calls running, for readiness
 }
 
 // New wires a payd from cfg. It starts nothing: run App.Engine.Run for the
 // background work, and serve App.Handler.
 func New(cfg Config) (*App, error) {
-	a := &App{}
+	a := &App{store: cfg.Store, Metrics: metrics.New()}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	// Every line logged with a request's context names its request ID.
+	cfg.Logger = slog.New(transport.LogHandler(cfg.Logger.Handler()))
 	var provider engine.Provider
 	switch cfg.Provider {
 	case "", ProviderSandbox:
@@ -129,7 +141,8 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	a.Engine = eng
-	tc := transport.Config{Engine: eng, Prefix: cfg.APIPrefix, Logger: cfg.Logger, RateLimits: cfg.RateLimits}
+	tc := transport.Config{Engine: eng, Prefix: cfg.APIPrefix, Logger: cfg.Logger, RateLimits: cfg.RateLimits,
+		ObserveRequest: a.Metrics.ObserveRequest}
 	if a.Sandbox != nil {
 		tc.Sandbox = sandboxControl{a.Sandbox}
 	} else {
