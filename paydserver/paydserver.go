@@ -135,12 +135,13 @@ func New(cfg Config) (*App, error) {
 		APIPrefix: cfg.APIPrefix, Logger: cfg.Logger, Webhooks: cfg.Webhooks, LeaseDuration: cfg.LeaseDuration,
 		WorkerConcurrency: cfg.WorkerConcurrency, APIKeyCacheTTL: cfg.APIKeyCacheTTL, CreateBatch: cfg.CreateBatch,
 		PollInterval: cfg.PollInterval, PayoutPollInterval: cfg.PayoutPollInterval,
-		RequireLiveWallets: a.Inbox != nil,
+		RequireLiveWallets: a.Inbox != nil, Observer: a.Metrics,
 	})
 	if err != nil {
 		return nil, err
 	}
 	a.Engine = eng
+	a.Metrics.WatchQueues(eng.Queues, eng.Now)
 	tc := transport.Config{Engine: eng, Prefix: cfg.APIPrefix, Logger: cfg.Logger, RateLimits: cfg.RateLimits,
 		ObserveRequest: a.Metrics.ObserveRequest}
 	if a.Sandbox != nil {
