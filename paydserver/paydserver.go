@@ -148,6 +148,7 @@ func New(cfg Config) (*App, error) {
 		tc.Sandbox = sandboxControl{a.Sandbox}
 	} else {
 		a.Inbox.Attach(eng)
+		a.Metrics.WatchInbox(inboxMetrics(eng, a.Inbox))
 		tc.Devices = inboxDevices{a.Inbox}
 	}
 	a.Handler = transport.NewHandler(tc)
