@@ -4,7 +4,7 @@
 // same thing with New, so that there is one wiring and no copies of it.
 //
 //	app, err := paydserver.New(paydserver.Config{Store: store, Keyring: keyring, PublicURL: url, APIPrefix: "/api"})
-//	go app.Engine.Run(ctx)               // verification, expiry, payouts, webhooks
+//	go app.RunEngine(ctx)                // verification, expiry, payouts, webhooks
 //	http.Handle("/", app.Handler)        // the API under /api and the hosted checkout
 //
 // Main serves an App over HTTP with its background work, and stops both in
@@ -97,8 +97,9 @@ type App struct {
 	working atomic.Int32 // RunEngine calls running, for readiness
 }
 
-// New wires a payd from cfg. It starts nothing: run App.Engine.Run for the
-// background work, and serve App.Handler.
+// New wires a payd from cfg. It starts nothing: run App.RunEngine for the
+// background work (App.Engine.Run, which /readyz then knows runs), and serve
+// App.Handler, and App.OpsHandler on a listener of its own.
 func New(cfg Config) (*App, error) {
 	a := &App{store: cfg.Store, Metrics: metrics.New()}
 	if cfg.Logger == nil {
