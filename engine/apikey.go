@@ -147,7 +147,7 @@ func (e *Engine) openKey(key *APIKey, loadedAt time.Time) (*cachedKey, error) {
 // for an organization.
 func (e *Engine) CreateAPIKey(ctx context.Context, orgID string) (*APIKeyCredentials, error) {
 	var creds *APIKeyCredentials
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
 			return notFound(err, "organization")
 		}
@@ -167,7 +167,7 @@ func (e *Engine) RotateAPIKey(ctx context.Context, keyID string, grace time.Dura
 		return nil, Invalid("grace", "must be between 0 and 720h")
 	}
 	var creds *APIKeyCredentials
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		old, err := tx.GetAPIKey(ctx, keyID)
 		if err != nil {
 			return notFound(err, "api key")
@@ -197,7 +197,7 @@ func (e *Engine) RotateAPIKey(ctx context.Context, keyID string, grace time.Dura
 // RevokeAPIKey stops an API key from authenticating, now.
 func (e *Engine) RevokeAPIKey(ctx context.Context, keyID string) (*APIKey, error) {
 	var key *APIKey
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		if key, err = tx.GetAPIKey(ctx, keyID); err != nil {
 			return notFound(err, "api key")
@@ -220,7 +220,7 @@ func (e *Engine) RevokeAPIKey(ctx context.Context, keyID string) (*APIKey, error
 // SigningSecretGrace.
 func (e *Engine) RotateSigningSecret(ctx context.Context, keyID string) (string, error) {
 	secret := signingSecretPrefix + RandomToken(32)
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		key, err := tx.GetAPIKey(ctx, keyID)
 		if err != nil {
 			return notFound(err, "api key")

@@ -48,7 +48,7 @@ func (e *Engine) SubmitCheckoutPayment(ctx context.Context, token, transactionID
 		return nil, err
 	}
 	var v *Verification
-	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		d, err := tx.GetDepositByCheckoutToken(ctx, token)
 		if err != nil {
 			return notFound(err, "checkout")
@@ -76,7 +76,7 @@ func (e *Engine) SubmitCheckoutPayment(ctx context.Context, token, transactionID
 // being verified is not.
 func (e *Engine) CancelCheckout(ctx context.Context, token string) (*Deposit, error) {
 	var d *Deposit
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		if d, err = tx.GetDepositByCheckoutToken(ctx, token); err != nil {
 			return notFound(err, "checkout")

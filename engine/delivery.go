@@ -117,7 +117,7 @@ const maxRetryAfter = 24 * time.Hour
 // Returns how many deliveries were queued.
 func (e *Engine) Redeliver(ctx context.Context, eventID, endpointID string) (int, error) {
 	n := 0
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		n = 0 // fn may run more than once
 		ev, err := tx.GetEvent(ctx, eventID)
 		if err != nil {
@@ -262,7 +262,7 @@ func (e *Engine) startDeliveries(ctx context.Context) (int, error) {
 	}
 	now := e.now()
 	var claimed []*Delivery
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		claimed, err = tx.ClaimDueDeliveries(ctx, ClaimDeliveriesParams{
 			ClaimParams: ClaimParams{Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.WebhookConcurrency},
@@ -326,7 +326,7 @@ func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
 	if ctx.Err() != nil {
 		return nil // shutting down: the lease runs out and the post is made again
 	}
-	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		// The delivery, then its endpoint: the outcome and the endpoint's
 		// health are written from what is current, not from a stale read.
 		cur, err := tx.LockDelivery(ctx, d.ID)
@@ -350,7 +350,7 @@ func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
 		cur.Attempts++
 		cur.LastStatusCode, cur.LastError = res.StatusCode, failure
 		cur.LeaseOwner, cur.LeasedUntil, cur.UpdatedAt = "", time.Time{}, now
-		endpointChanged := false
+		endpointChanged, wasEnabled := false, ep.Enabled
 		switch {
 		case failure == "":
 			cur.Status, cur.DeliveredAt = DeliveryDelivered, now
@@ -379,6 +379,11 @@ func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
 				return err
 			}
 		}
+		result, disabled := "delivered", wasEnabled && !ep.Enabled
+		if failure != "" {
+			result = "failed"
+		}
+		note(ctx, func(o Observer) { o.WebhookPosted(result, disabled) })
 		return tx.UpdateDelivery(ctx, cur)
 	})
 }

@@ -321,6 +321,7 @@ func (e *Engine) finishDeposit(ctx context.Context, tx Tx, d *Deposit, status, v
 	if err := tx.UpdateDeposit(ctx, d); err != nil {
 		return err
 	}
+	note(ctx, func(o Observer) { o.DepositFinished(status) })
 	if eventType == "" {
 		return nil
 	}
@@ -333,7 +334,7 @@ func (e *Engine) finishDeposit(ctx context.Context, tx Tx, d *Deposit, status, v
 // pending, so its attempt still resolves. Returns how many it ended.
 func (e *Engine) ExpireDeposits(ctx context.Context) (int, error) {
 	n := 0
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		now := e.now()
 		ds, err := tx.ListExpirableDeposits(ctx, now, e.cfg.ClaimBatch)
 		if err != nil {

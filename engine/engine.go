@@ -26,6 +26,7 @@
 //	webhook.go       webhook endpoints and their secrets
 //	delivery.go      posting events to endpoints: retries, redelivery, history
 //	worker.go        Run: the background loop, wake-ups and leases
+//	observe.go       Observer (outcomes told after their commit, for metrics) and Queues
 //	view.go          the wire shapes of deposits and withdrawals
 //	audit.go         the audit log of administrative actions
 //	errors.go        the contract's error codes and the store's errors
@@ -90,6 +91,8 @@ type Config struct {
 	RequireLiveWallets bool
 	// Logger receives background workers' errors (default slog.Default()).
 	Logger *slog.Logger
+	// Observer, when set, is told of outcomes once they commit (metrics).
+	Observer Observer
 
 	// Webhooks posts events to endpoints; nil leaves deliveries queued.
 	Webhooks WebhookClient

@@ -81,7 +81,7 @@ func (e *Engine) CreditLatePayment(ctx context.Context, p CreditLatePaymentParam
 		return nil, Errorf(CodeVerificationUnavailable, "provider_transaction_id: the provider cannot be asked now: %v", lookupErr)
 	}
 	var c *LateCredit
-	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		c, err = e.creditLatePayment(ctx, tx, d.ID, txID, t)
 		return err

@@ -245,7 +245,7 @@ func (e *Engine) AdjustBalance(ctx context.Context, p AdjustParams) (*Journal, e
 		}
 	}
 	var j *Journal
-	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		if _, err := tx.LockOrganization(ctx, p.OrganizationID); err != nil {
 			return notFound(err, "organization")
 		}

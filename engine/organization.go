@@ -190,7 +190,7 @@ func (e *Engine) CreateOrganization(ctx context.Context, s OrganizationSettings)
 		return nil, err
 	}
 	var creds *APIKeyCredentials
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		if err := tx.CreateOrganization(ctx, org); err != nil {
 			return err
 		}
@@ -212,7 +212,7 @@ func (e *Engine) CreateOrganization(ctx context.Context, s OrganizationSettings)
 // Returns not_found if it does not exist.
 func (e *Engine) UpdateOrganization(ctx context.Context, id string, s OrganizationSettings) (*Organization, error) {
 	var org *Organization
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		if org, err = tx.LockOrganization(ctx, id); err != nil {
 			return notFound(err, "organization")

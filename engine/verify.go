@@ -95,7 +95,7 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 		return nil, err
 	}
 	var v *Verification
-	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		d, err := tx.LockDeposit(ctx, p.DepositID)
 		if errors.Is(err, ErrNotFound) || err == nil && d.OrganizationID != p.OrganizationID {
 			return Errorf(CodeNotFound, "deposit not found")
@@ -273,7 +273,7 @@ func (e *Engine) ProcessAttempts(ctx context.Context) (int, error) {
 func (e *Engine) claimAttempts(ctx context.Context, limit int) ([]*Attempt, error) {
 	now := e.now()
 	var claimed []*Attempt
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		claimed, err = tx.ClaimDueAttempts(ctx, ClaimParams{
 			Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: limit,
@@ -379,7 +379,7 @@ func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
 	if lookupErr == nil && t == nil {
 		lookupErr = ErrTransactionNotFound
 	}
-	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		// The deposit, then the attempt: every change of an attempt takes
 		// the locks in this order, so a worker whose lease ran out and the
 		// worker that took over cannot both finish it.
@@ -439,6 +439,11 @@ func (e *Engine) applyVerdict(ctx context.Context, tx Tx, d *Deposit, a *Attempt
 	if err := tx.UpdateAttempt(ctx, a); err != nil {
 		return err
 	}
+	result, code := a.Status, ""
+	if result == AttemptFailed {
+		code = v.code
+	}
+	note(ctx, func(o Observer) { o.VerificationResolved(result, code) })
 	d.UpdatedAt = now
 	if v.status == AttemptSucceeded {
 		return e.succeedDeposit(ctx, tx, d, a.TransactionID, now)
@@ -472,7 +477,7 @@ func (e *Engine) applyVerdict(ctx context.Context, tx Tx, d *Deposit, a *Attempt
 // credit (CreditLatePayment).
 func (e *Engine) RecheckTransaction(ctx context.Context, orgID, channel, transactionID string) error {
 	due := false
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		a, err := tx.GetAttemptByTransactionID(ctx, channel, transactionID)
 		if errors.Is(err, ErrNotFound) || err == nil && a.OrganizationID != orgID {
 			return nil

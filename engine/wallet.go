@@ -111,7 +111,7 @@ func (e *Engine) AddWallet(ctx context.Context, p AddWalletParams) (*Wallet, err
 	if w.MinAmount.Valid && w.MaxAmount.Valid && w.MinAmount.Decimal.GreaterThan(w.MaxAmount.Decimal) {
 		return nil, Invalid("min_amount", "must not exceed max_amount")
 	}
-	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		if _, err := tx.GetOrganization(ctx, p.OrganizationID); err != nil {
 			return notFound(err, "organization")
 		}
@@ -149,7 +149,7 @@ func (e *Engine) ListWallets(ctx context.Context, orgID string) ([]*Wallet, erro
 // Deposits already assigned to it keep it as their recipient.
 func (e *Engine) SetWalletEnabled(ctx context.Context, orgID, walletID string, enabled bool) (*Wallet, error) {
 	var w *Wallet
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		if w, err = tx.LockWallet(ctx, orgID, walletID); err != nil {
 			return notFound(err, "wallet")

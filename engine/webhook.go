@@ -50,7 +50,7 @@ func (e *Engine) AddWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 		CreatedAt: now, UpdatedAt: now,
 	}
 	ep.Secret = e.keyring.Seal([]byte(secret), ep.ID)
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
 			return notFound(err, "organization")
 		}
@@ -81,7 +81,7 @@ func (e *Engine) ListWebhookEndpoints(ctx context.Context, orgID string) ([]*Web
 
 // RemoveWebhookEndpoint deletes an endpoint and its deliveries.
 func (e *Engine) RemoveWebhookEndpoint(ctx context.Context, id string) error {
-	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		ep, err := tx.GetWebhookEndpoint(ctx, id)
 		if err != nil {
 			return notFound(err, "webhook endpoint")
@@ -98,7 +98,7 @@ func (e *Engine) RemoveWebhookEndpoint(ctx context.Context, id string) error {
 // WebhookSecretGrace so the receiver can switch without losing events.
 func (e *Engine) RotateWebhookSecret(ctx context.Context, id string) (string, error) {
 	secret := newWebhookSecret()
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		ep, err := tx.LockWebhookEndpoint(ctx, id)
 		if err != nil {
 			return notFound(err, "webhook endpoint")
@@ -124,7 +124,7 @@ func (e *Engine) RotateWebhookSecret(ctx context.Context, id string) (string, er
 // pending deliveries resume.
 func (e *Engine) EnableWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error) {
 	var ep *WebhookEndpoint
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		if ep, err = tx.LockWebhookEndpoint(ctx, id); err != nil {
 			return notFound(err, "webhook endpoint")

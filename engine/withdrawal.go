@@ -125,7 +125,7 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 	} else if err != nil {
 		return nil, err
 	}
-	err = e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		org, err := tx.LockOrganization(ctx, p.OrganizationID)
 		if err != nil {
 			return err
@@ -207,7 +207,7 @@ func (e *Engine) GetWithdrawalByMerchantID(ctx context.Context, orgID, merchantI
 func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
 	now := e.now()
 	var claimed []*Withdrawal
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
 		claimed, err = tx.ClaimDuePayouts(ctx, ClaimParams{
 			Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.ClaimBatch,
@@ -244,7 +244,7 @@ func (e *Engine) advancePayout(ctx context.Context, w *Withdrawal) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		cur, err := tx.LockWithdrawal(ctx, w.OrganizationID, w.ID)
 		if err != nil {
 			return err
@@ -295,6 +295,7 @@ func (e *Engine) finishWithdrawal(ctx context.Context, tx Tx, w *Withdrawal, sta
 	if err := tx.UpdateWithdrawal(ctx, w); err != nil {
 		return err
 	}
+	note(ctx, func(o Observer) { o.WithdrawalFinished(status) })
 	j := &Journal{OrganizationID: w.OrganizationID, Reference: w.ID, Memo: "withdrawal " + w.MerchantID}
 	event := EventWithdrawSucceeded
 	if status == WithdrawalSucceeded {
@@ -316,7 +317,7 @@ func (e *Engine) finishWithdrawal(ctx context.Context, tx Tx, w *Withdrawal, sta
 // PollPayoutNow makes a processing withdrawal's payout due now, for when
 // its outcome is known to have changed (a sandbox settlement).
 func (e *Engine) PollPayoutNow(ctx context.Context, orgID, id string) error {
-	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		w, err := tx.LockWithdrawal(ctx, orgID, id)
 		if err != nil {
 			return notFound(err, "withdrawal")

@@ -119,7 +119,7 @@ func (e *Engine) wakeAttempts() {
 // lease gone and drop its outcome, and the work would be done again: safe
 // (lookups and idempotent payouts repeat harmlessly), only wasted.
 func (e *Engine) ReleaseLeases(ctx context.Context) error {
-	return e.store.InTx(ctx, func(ctx context.Context, tx Tx) error { return tx.ReleaseLeases(ctx, e.workerID) })
+	return e.inTx(ctx, func(ctx context.Context, tx Tx) error { return tx.ReleaseLeases(ctx, e.workerID) })
 }
 
 // releaseLeasesAtExit is ReleaseLeases as Run returns: ctx is done by then,

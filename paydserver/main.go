@@ -21,6 +21,7 @@ type Main struct {
 	ShutdownTimeout time.Duration
 
 	srv      *http.Server
+	ops      *http.Server // nil without RunOps
 	served   chan error
 	stopWork context.CancelFunc
 	worked   chan error
@@ -49,9 +50,21 @@ func (m *Main) Run(ln net.Listener) {
 	var workCtx context.Context
 	workCtx, m.stopWork = context.WithCancel(context.Background())
 	m.worked = make(chan error, 1)
-	go func() { m.worked <- m.App.Engine.Run(workCtx) }()
+	go func() { m.worked <- m.App.RunEngine(workCtx) }()
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.srv.Serve(ln) }()
+}
+
+// RunOps serves the App's operations endpoints (OpsHandler: /metrics,
+// /healthz, /readyz) on ln, apart from the API, until Close or Stop.
+func (m *Main) RunOps(ln net.Listener) {
+	m.ops = &http.Server{
+		Handler:           m.App.OpsHandler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	}
+	go func() { _ = m.ops.Serve(ln) }()
 }
 
 // Served receives the error of a server that stopped other than by Close.
@@ -72,10 +85,14 @@ func (m *Main) Close() error {
 	return err
 }
 
-// stop ends the background work and waits for it.
+// stop ends the background work and waits for it, and closes the
+// operations listener.
 func (m *Main) stop() {
 	m.stopWork()
 	<-m.worked
+	if m.ops != nil {
+		m.ops.Close()
+	}
 }
 
 // Stop ends the background work of a Main whose server already stopped by

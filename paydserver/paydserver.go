@@ -4,7 +4,7 @@
 // same thing with New, so that there is one wiring and no copies of it.
 //
 //	app, err := paydserver.New(paydserver.Config{Store: store, Keyring: keyring, PublicURL: url, APIPrefix: "/api"})
-//	go app.Engine.Run(ctx)               // verification, expiry, payouts, webhooks
+//	go app.RunEngine(ctx)                // verification, expiry, payouts, webhooks
 //	http.Handle("/", app.Handler)        // the API under /api and the hosted checkout
 //
 // Main serves an App over HTTP with its background work, and stops both in
@@ -17,11 +17,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver/metrics"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
@@ -88,12 +90,23 @@ type App struct {
 	Inbox   *smsinbox.Provider
 	// Handler serves the API under Config.APIPrefix and the checkout.
 	Handler http.Handler
+	// Metrics are this payd's Prometheus series, served by OpsHandler.
+	Metrics *metrics.Metrics
+
+	store   Store
+	working atomic.Int32 // RunEngine calls running, for readiness
 }
 
-// New wires a payd from cfg. It starts nothing: run App.Engine.Run for the
-// background work, and serve App.Handler.
+// New wires a payd from cfg. It starts nothing: run App.RunEngine for the
+// background work (App.Engine.Run, which /readyz then knows runs), and serve
+// App.Handler, and App.OpsHandler on a listener of its own.
 func New(cfg Config) (*App, error) {
-	a := &App{}
+	a := &App{store: cfg.Store, Metrics: metrics.New()}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	// Every line logged with a request's context names its request ID.
+	cfg.Logger = slog.New(transport.LogHandler(cfg.Logger.Handler()))
 	var provider engine.Provider
 	switch cfg.Provider {
 	case "", ProviderSandbox:
@@ -123,17 +136,20 @@ func New(cfg Config) (*App, error) {
 		APIPrefix: cfg.APIPrefix, Logger: cfg.Logger, Webhooks: cfg.Webhooks, LeaseDuration: cfg.LeaseDuration,
 		WorkerConcurrency: cfg.WorkerConcurrency, APIKeyCacheTTL: cfg.APIKeyCacheTTL, CreateBatch: cfg.CreateBatch,
 		PollInterval: cfg.PollInterval, PayoutPollInterval: cfg.PayoutPollInterval,
-		RequireLiveWallets: a.Inbox != nil,
+		RequireLiveWallets: a.Inbox != nil, Observer: a.Metrics,
 	})
 	if err != nil {
 		return nil, err
 	}
 	a.Engine = eng
-	tc := transport.Config{Engine: eng, Prefix: cfg.APIPrefix, Logger: cfg.Logger, RateLimits: cfg.RateLimits}
+	a.Metrics.WatchQueues(eng.Queues, eng.Now)
+	tc := transport.Config{Engine: eng, Prefix: cfg.APIPrefix, Logger: cfg.Logger, RateLimits: cfg.RateLimits,
+		ObserveRequest: a.Metrics.ObserveRequest}
 	if a.Sandbox != nil {
 		tc.Sandbox = sandboxControl{a.Sandbox}
 	} else {
 		a.Inbox.Attach(eng)
+		a.Metrics.WatchInbox(inboxMetrics(eng, a.Inbox))
 		tc.Devices = inboxDevices{a.Inbox}
 	}
 	a.Handler = transport.NewHandler(tc)

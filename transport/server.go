@@ -77,6 +77,10 @@ type Config struct {
 	RateLimits RateLimits
 	// Devices, when set, mounts the SMS inbox's device endpoints.
 	Devices Devices
+	// ObserveRequest, when set, is told of every answered request: the
+	// route pattern that served it ("" when none did; never the raw path,
+	// which holds IDs and checkout tokens), its method, status and time.
+	ObserveRequest func(route, method string, status int, elapsed time.Duration)
 }
 
 type server struct {
@@ -85,6 +89,7 @@ type server struct {
 	logger  *slog.Logger
 	sandbox Sandbox
 	devices Devices
+	observe func(route, method string, status int, elapsed time.Duration)
 	// limiters by requestClass.
 	limiters [4]*limiter
 }
@@ -92,10 +97,11 @@ type server struct {
 // NewHandler returns the handler of the API under cfg.Prefix and of the
 // hosted checkout pages under /checkout/.
 func NewHandler(cfg Config) http.Handler {
-	s := &server{engine: cfg.Engine, prefix: strings.TrimRight(cfg.Prefix, "/"), logger: cfg.Logger, sandbox: cfg.Sandbox, devices: cfg.Devices}
+	s := &server{engine: cfg.Engine, prefix: strings.TrimRight(cfg.Prefix, "/"), logger: cfg.Logger, sandbox: cfg.Sandbox, devices: cfg.Devices, observe: cfg.ObserveRequest}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
+	s.logger = slog.New(LogHandler(s.logger.Handler()))
 	s.limiters[classDefault] = newLimiter(cfg.RateLimits.Default, time.Now)
 	s.limiters[classVerify] = newLimiter(cfg.RateLimits.Verify, time.Now)
 	s.limiters[classWithdraw] = newLimiter(cfg.RateLimits.Withdraw, time.Now)
@@ -317,17 +323,31 @@ func loggedPath(r *http.Request) string {
 	return prefix + token + "…" + tail
 }
 
-// logRequests writes one line per request. It never logs headers, so no
-// API key or signature reaches the log.
+// logRequests gives every request its ID (RequestID), answers it in
+// X-Request-Id, writes one line per request and tells ObserveRequest. It
+// never logs headers, so no API key or signature reaches the log.
 func (s *server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		id := requestID(r)
+		w.Header().Set(RequestIDHeader, id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
+		elapsed := time.Since(start)
 		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method),
 			slog.String("path", loggedPath(r)),
 			slog.Int("status", rec.status),
-			slog.Duration("duration", time.Since(start)))
+			slog.Duration("duration", elapsed))
+		if s.observe != nil {
+			// The mux set r.Pattern on this request; drop its method, which
+			// the method label carries.
+			route := r.Pattern
+			if _, path, ok := strings.Cut(route, " "); ok {
+				route = path
+			}
+			s.observe(route, r.Method, rec.status, elapsed)
+		}
 	})
 }

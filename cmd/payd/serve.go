@@ -60,6 +60,7 @@ flags:
 	createBatch := fs.Int("create-batch", ev.int("PAYD_CREATE_BATCH", engine.DefaultCreateBatch), "how many concurrent deposit creates may share one database transaction and its commit (group commit); 1 commits each alone (env PAYD_CREATE_BATCH)")
 	keyCacheTTL := fs.Duration("api-key-cache-ttl", ev.duration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
 	pprofAddr := fs.String("pprof-addr", env("PAYD_PPROF_ADDR", ""), "serve net/http/pprof on this address (e.g. 127.0.0.1:6060), apart from the API; off when empty (env PAYD_PPROF_ADDR)")
+	metricsAddr := fs.String("metrics-addr", env("PAYD_METRICS_ADDR", ""), "serve the operations endpoints /metrics (Prometheus), /healthz and /readyz on this address (e.g. 127.0.0.1:9090), apart from the API; off when empty (env PAYD_METRICS_ADDR)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", ev.duration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
@@ -117,6 +118,13 @@ flags:
 		}
 		defer stopPprof()
 	}
+	var opsLn net.Listener
+	if *metricsAddr != "" {
+		if opsLn, err = net.Listen("tcp", *metricsAddr); err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		defer opsLn.Close()
+	}
 	next, err := nextStep(ctx, db.store, &sf)
 	if err != nil {
 		return err
@@ -127,6 +135,10 @@ flags:
 	m := paydserver.NewMain(a, logger)
 	m.ShutdownTimeout = *shutdownTimeout
 	m.Run(ln)
+	if opsLn != nil {
+		m.RunOps(opsLn)
+		logger.Info("operations listening", "addr", opsLn.Addr().String(), "endpoints", "/metrics /healthz /readyz")
+	}
 	var serveErr error
 	select {
 	case serveErr = <-m.Served():

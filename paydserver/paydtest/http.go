@@ -61,6 +61,7 @@ type Request struct {
 // Response is the server's answer, its body decoded when it is JSON.
 type Response struct {
 	Status int
+	Header http.Header
 	Body   []byte
 	JSON   map[string]any
 }
@@ -127,7 +128,7 @@ func (s *Server) send(r *http.Request) *Response {
 		s.fatal(err)
 	}
 	defer res.Body.Close()
-	out := &Response{Status: res.StatusCode}
+	out := &Response{Status: res.StatusCode, Header: res.Header}
 	out.Body, _ = io.ReadAll(res.Body)
 	_ = json.Unmarshal(out.Body, &out.JSON)
 	return out

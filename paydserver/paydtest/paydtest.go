@@ -42,6 +42,9 @@ type Server struct {
 	// URL is the server's root, e.g. http://127.0.0.1:PORT; the API is
 	// under URL + "/api".
 	URL string
+	// OpsURL is the root of the operations endpoints (App.OpsHandler:
+	// /metrics, /healthz, /readyz), on a listener of their own.
+	OpsURL string
 	// Dir holds the database, DB, and its master key file, DB + ".key", so
 	// that payd admin --db DB uses the server's key.
 	Dir, DB string
@@ -90,6 +93,11 @@ func Open(dir string, opts ...Option) (*Server, error) {
 	}))
 	s.onClose(s.srv.Close)
 	s.URL = s.srv.URL
+	ops := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.App.OpsHandler().ServeHTTP(w, r)
+	}))
+	s.onClose(ops.Close)
+	s.OpsURL = ops.URL
 	s.Config = paydserver.Config{
 		Store: store, Keyring: keyring, PublicURL: s.URL, APIPrefix: "/api",
 		Logger: slog.New(slog.DiscardHandler),
@@ -109,8 +117,8 @@ func Open(dir string, opts ...Option) (*Server, error) {
 func (s *Server) Run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	eng := s.Engine
-	go func() { defer close(done); _ = eng.Run(ctx) }()
+	app := s.App
+	go func() { defer close(done); _ = app.RunEngine(ctx) }()
 	s.onClose(func() { cancel(); <-done })
 }
 

@@ -75,3 +75,28 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Ready reports whether the database answers and has every migration this
+// code knows applied: the readiness check of an operations endpoint.
+func (s *Store) Ready(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	applied, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (int, error) {
+		var v int64
+		err := row.Scan(&v)
+		return int(v), err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	if err := migration.Current(ms, applied); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
+}

@@ -974,6 +974,10 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"attempts", claimQuery, "attempts_due", []any{"w", now, now, 5}},
 		{"payouts", claimPayoutsQuery, "withdrawals_due", []any{"w", now, now, 5}},
 		{"deliveries", claimDeliveriesQuery, "deliveries_due", []any{"w", now, now, []string{"whe_x"}, 3, 5}},
+		// The queue gauges, read on every scrape: one query, each queue through its claim's index.
+		{"queue attempts", countQueuesQuery, "attempts_due", nil},
+		{"queue payouts", countQueuesQuery, "withdrawals_due", nil},
+		{"queue deliveries", countQueuesQuery, "deliveries_due", nil},
 		{"balances", balancesQuery, "account_balances_pkey", []any{"org_1"}},
 		{"entry sums", sumEntriesQuery, "ledger_entries_account", []any{"org_1"}},
 		{"expirable", `SELECT id FROM deposits WHERE status = $1 AND expires_at <= $2 ORDER BY expires_at, id LIMIT $3`,

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// Observer is told of outcomes once the transaction that made them has
+// committed (never for one rolled back or retried), for metrics. Its
+// methods are called from the workers' goroutines at once: they must be
+// quick and safe for concurrent use. The engine knows no metrics library;
+// the wiring adapts one to this.
+type Observer interface {
+	// VerificationResolved: an attempt succeeded or failed (AttemptSucceeded
+	// or AttemptFailed, with its Failure* code when it failed).
+	VerificationResolved(result, failureCode string)
+	// DepositFinished: a deposit reached a terminal status.
+	DepositFinished(status string)
+	// WithdrawalFinished: a withdrawal settled (WithdrawalSucceeded or
+	// WithdrawalFailed).
+	WithdrawalFinished(status string)
+	// WebhookPosted: one post of a delivery answered ("delivered") or did
+	// not ("failed"); disabled is set when it disabled its endpoint.
+	WebhookPosted(result string, disabled bool)
+}
+
+// outcome is one Observer call waiting for its transaction to commit.
+type outcome func(Observer)
+
+type outcomesKey struct{}
+
+// note records o for the transaction running on ctx; inTx reports it once
+// that transaction commits.
+func note(ctx context.Context, o outcome) {
+	if notes, ok := ctx.Value(outcomesKey{}).(*[]outcome); ok {
+		*notes = append(*notes, o)
+	}
+}
+
+// inTx is Store.InTx that reports the outcomes its fn noted to the
+// Observer after the commit; a retried try's notes are dropped with it.
+func (e *Engine) inTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
+	obs := e.cfg.Observer
+	if obs == nil {
+		return e.store.InTx(ctx, fn)
+	}
+	var notes []outcome
+	err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		notes = notes[:0]
+		return fn(context.WithValue(ctx, outcomesKey{}, &notes), tx)
+	})
+	if err == nil {
+		for _, o := range notes {
+			o(obs)
+		}
+	}
+	return err
+}
+
+// Queue is one queue of background work: how many items wait in it and
+// when the oldest of them was created (zero when it is empty).
+type Queue struct {
+	Items  int
+	Oldest time.Time
+}
+
+// Queues are the depths of the background work, for metrics.
+type Queues struct {
+	// AttemptsProcessing are verification attempts waiting for their first
+	// or next look-up; AttemptsDelayed wait to try again later.
+	AttemptsProcessing, AttemptsDelayed Queue
+	// PayoutsProcessing are withdrawals whose payout is not settled yet.
+	PayoutsProcessing Queue
+	// DeliveriesPending are webhook deliveries not yet delivered or
+	// exhausted.
+	DeliveriesPending Queue
+}
+
+// Queues reads the depths of the background work. Each store serves it
+// from the partial indexes the workers claim from, so its cost follows
+// the work waiting, not the history.
+func (e *Engine) Queues(ctx context.Context) (*Queues, error) {
+	var q *Queues
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		q, err = tx.CountQueues(ctx)
+		return err
+	})
+	return q, err
+}

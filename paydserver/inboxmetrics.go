@@ -1,0 +1,62 @@
+package paydserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver/metrics"
+	"github.com/payd-engine/payd/provider/smsinbox"
+)
+
+// inboxMetrics reads the SMS inbox for a scrape: its maintained message
+// counts, its devices' last reports and the wallets out of rotation, per
+// organization (their number, their devices' and wallets' are the
+// operator's configuration; none grows with the messages received).
+func inboxMetrics(eng *engine.Engine, inbox *smsinbox.Provider) func(context.Context) (*metrics.Inbox, error) {
+	return func(ctx context.Context) (*metrics.Inbox, error) {
+		out := &metrics.Inbox{Messages: map[string]int{}, Silence: map[string]time.Duration{}}
+		for _, s := range []string{smsinbox.StatusAccepted, smsinbox.StatusHeld, smsinbox.StatusConflict,
+			smsinbox.StatusDuplicate, smsinbox.StatusUnparsed, smsinbox.StatusExpired} {
+			out.Messages[s] = 0
+		}
+		orgs, err := eng.ListOrganizations(ctx)
+		if err != nil {
+			return nil, err
+		}
+		now := eng.Now()
+		for _, org := range orgs {
+			stats, err := inbox.Stats(ctx, org.ID)
+			if err != nil {
+				return nil, err
+			}
+			for status, n := range stats.Total {
+				out.Messages[status] += n
+			}
+			devices, err := inbox.ListDevices(ctx, org.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range devices {
+				if d.Device.RevokedAt != nil {
+					continue
+				}
+				last := d.Device.CreatedAt
+				if d.Device.LastSeenAt != nil {
+					last = *d.Device.LastSeenAt
+				}
+				out.Silence[d.Device.Name] = max(out.Silence[d.Device.Name], now.Sub(last))
+			}
+			wallets, err := eng.ListWallets(ctx, org.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, w := range wallets {
+				if w.Enabled && (w.LiveUntil == nil || !now.Before(*w.LiveUntil)) {
+					out.WalletsOutOfRotation++
+				}
+			}
+		}
+		return out, nil
+	}
+}

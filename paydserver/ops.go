@@ -1,0 +1,78 @@
+package paydserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// Readier is a store that can say whether it is ready to serve: the
+// database answers and has every migration this code knows applied.
+// storage/sqlite and storage/postgres implement it; for a store that does
+// not, readiness reads through a transaction instead.
+type Readier interface {
+	Ready(ctx context.Context) error
+}
+
+// readyTimeout bounds a readiness check, so that a hung database answers
+// 503 within a scraper's timeout instead of never.
+const readyTimeout = 3 * time.Second
+
+// RunEngine runs the engine's background work until ctx ends, as
+// Engine.Run does, and marks it running for readiness meanwhile.
+func (a *App) RunEngine(ctx context.Context) error {
+	a.working.Add(1)
+	defer a.working.Add(-1)
+	return a.Engine.Run(ctx)
+}
+
+// Ready reports why this payd cannot serve, or nil: the database must
+// answer with its migrations current, and the background work must run.
+func (a *App) Ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	if r, ok := a.store.(Readier); ok {
+		if err := r.Ready(ctx); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+	} else if err := a.store.ReadTx(ctx, func(ctx context.Context, tx engine.Tx) error {
+		_, err := tx.GetOrganization(ctx, "readiness-check")
+		if errors.Is(err, engine.ErrNotFound) {
+			return nil
+		}
+		return err
+	}); err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	if a.working.Load() == 0 {
+		return errors.New("workers: not running")
+	}
+	return nil
+}
+
+// OpsHandler serves the operations endpoints, meant for a listener apart
+// from the API: /metrics (Prometheus), /healthz (the process is up) and
+// /readyz (Ready).
+func (a *App) OpsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", a.Metrics.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if err := a.Ready(r.Context()); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "not ready:", err)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	return mux
+}
