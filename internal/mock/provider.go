@@ -1,7 +1,8 @@
-// Package enginetest holds test doubles of the engine's ports, for the
-// engine's tests and any other package's. It imports only the engine and
-// the standard library, so that engine's imports stay pure.
-package enginetest
+// Package mock holds test doubles of the engine's ports with function
+// fields (WTF's mock package), for the engine's external tests and any
+// other package's. It lives outside engine/ because it imports the engine,
+// and nothing under engine/ imports anything of this module.
+package mock
 
 import (
 	"context"
@@ -65,6 +66,6 @@ func (p *Provider) NotFoundGrace() time.Duration {
 
 func must(set bool, field string) {
 	if !set {
-		panic("enginetest.Provider." + field + " is not set")
+		panic("mock.Provider." + field + " is not set")
 	}
 }
