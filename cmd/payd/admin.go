@@ -166,7 +166,7 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var provider engine.Provider = noProvider{}
 	var inbox *smsinbox.Provider
 	if runInbox != nil {
-		if inbox, err = smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(store)}); err != nil {
+		if inbox, err = smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(store), Keyring: keyring}); err != nil {
 			return err
 		}
 		provider = inbox
