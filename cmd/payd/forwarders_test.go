@@ -464,6 +464,16 @@ func TestForwarderAttacks(t *testing.T) {
 	if !strings.Contains(logs.String(), "/api/v1/devices/forwarders/sms-gateway") {
 		t.Fatalf("the request log lost its lines:\n%s", logs.String())
 	}
+	// Nor a metrics label.
+	res, err := http.Get(h.OpsURL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrape, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if strings.Contains(string(scrape), token[len(token)-12:]) || !strings.Contains(string(scrape), `/api/v1/devices/forwarders/sms-gateway`) {
+		t.Fatalf("metrics: a token, or no route label of the forwarders:\n%s", scrape)
+	}
 }
 
 // TestForwarderDualSIM: a dual-SIM phone proves one wallet per SIM slot; a
