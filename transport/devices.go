@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +20,11 @@ var DefaultDeviceRate = Rate{PerSecond: 1, Burst: 60}
 
 // Devices is an SMS inbox (provider/smsinbox). When set, the API serves
 // the endpoints its forwarder apps post to, authenticated by a device token
-// (not an API key): POST {prefix}/v1/devices/sms and /v1/devices/heartbeat.
+// (not an API key): POST {prefix}/v1/devices/sms and /v1/devices/heartbeat,
+// and the off-the-shelf apps' own payloads at /v1/devices/forwarders/...
+// (forwarders.go). The token is the Authorization header's bearer token,
+// or, for an app that cannot set headers, the URL's token parameter, which
+// no log shows (the request log writes the path alone).
 //
 // A device's answers tell it nothing about a wallet: a device token on a
 // stolen phone, or a forwarder app that leaks, must not learn the balance
@@ -34,6 +39,9 @@ type Devices interface {
 	// Authenticate returns the device whose bearer token is token, or an
 	// engine error (unauthorized) to answer with.
 	Authenticate(ctx context.Context, token string) (Device, error)
+	// Verify checks the signature of a post of d, or that d need not sign
+	// (sig.Scheme ""): an engine error (unauthorized) to answer with.
+	Verify(ctx context.Context, d Device, sig Signature) error
 	// Heartbeat records that d is alive and returns until when its wallets
 	// stay in the recipient pool.
 	Heartbeat(ctx context.Context, d Device) (liveUntil time.Time, err error)
@@ -57,16 +65,51 @@ type IncomingSMS struct {
 	Body   string
 	// ReceivedAt is when the phone received it; zero means now.
 	ReceivedAt time.Time
+	// SIMSlot is the SIM slot that received it (1, 2, ...); 0 if the app
+	// did not say.
+	SIMSlot int
+}
+
+// Signature is what a signed post of a forwarder app carries: Scheme
+// names the app's way of signing ("" for an unsigned post).
+type Signature struct {
+	Scheme, Timestamp, MAC string
+	// Body is the request body, as received.
+	Body []byte
+}
+
+// deviceToken returns a post's device token: the bearer token, or the
+// URL's token parameter, sent once and in one place only.
+func deviceToken(r *http.Request) (string, error) {
+	authorization, err := credentialHeader(r, "Authorization")
+	if err != nil {
+		return "", err
+	}
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return "", engine.Invalid("query", "is not a valid URL query")
+	}
+	switch inURL := query["token"]; {
+	case len(inURL) > 1:
+		return "", engine.Invalid("token", "must be sent once")
+	case len(inURL) == 1 && authorization != "":
+		return "", engine.Invalid("token", "send the device token once: in the Authorization header or in the URL")
+	case len(inURL) == 1:
+		return strings.TrimSpace(inURL[0]), nil
+	}
+	scheme, token, _ := strings.Cut(authorization, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", nil
+	}
+	return strings.TrimSpace(token), nil
 }
 
 func (s *server) authenticateDevice(w http.ResponseWriter, r *http.Request) (Device, error) {
-	authorization, err := credentialHeader(r, "Authorization")
+	token, err := deviceToken(r)
 	if err != nil {
 		return Device{}, err
 	}
-	scheme, token, _ := strings.Cut(authorization, " ")
-	token = strings.TrimSpace(token)
-	if !strings.EqualFold(scheme, "Bearer") || token == "" {
+	if token == "" {
 		return Device{}, engine.Errorf(engine.CodeUnauthorized, "missing_device_token")
 	}
 	d, err := s.devices.Authenticate(r.Context(), token)
@@ -91,6 +134,9 @@ var smsReceived = map[string]bool{"received": true}
 func (s *server) ingestSMS(w http.ResponseWriter, r *http.Request) error {
 	dev, err := s.authenticateDevice(w, r)
 	if err != nil {
+		return err
+	}
+	if err := s.devices.Verify(r.Context(), dev, Signature{}); err != nil {
 		return err
 	}
 	o, err := readObject(r, "sender", "body", "received_at")
@@ -127,11 +173,20 @@ func (s *server) deviceHeartbeat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.devices.Verify(r.Context(), dev, Signature{}); err != nil {
+		return err
+	}
 	if r.ContentLength != 0 { // an empty body or {}
 		if _, err := readObject(r); err != nil {
 			return err
 		}
 	}
+	return s.heartbeat(w, r, dev)
+}
+
+// heartbeat records a report of dev and answers until when its wallets
+// stay in the pool.
+func (s *server) heartbeat(w http.ResponseWriter, r *http.Request, dev Device) error {
 	until, err := s.devices.Heartbeat(r.Context(), dev)
 	if err != nil {
 		return err

@@ -2,6 +2,9 @@ package transport_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,6 +16,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
 // apiDoc is the served OpenAPI document with a validator of its schemas,
@@ -306,6 +310,33 @@ func TestOpenAPI(t *testing.T) {
 	device(sms, `{"sender":"bKash","body":"`+strings.Repeat("x", 64<<10)+`"}`, 413)
 	token = "payd_dev_revoked"
 	device(sms, msg, 401)
+
+	// The forwarder apps' endpoints (payd's extension, forwarders.go).
+	fw := ih.AddWallet(iorg, "nagad", "cash_out", "01822222222", "Agent 2")
+	token = ih.addDevice(iorg, fw.ID)
+	const toURL, gateway, forwarder = "/v1/devices/forwarders/sms-to-url", "/v1/devices/forwarders/sms-gateway", "/v1/devices/forwarders/smsforwarder"
+	device(toURL, `{"from":"bKash","text":"hello","sentStamp":1764000000000,"receivedStamp":1764000001000,"sim":"sim1"}`, 200)
+	device(toURL, `{"from":"bKash"}`, 400)
+	device(forwarder, `{"from":"bKash","org_content":"hello again","timestamp":"1764000000000","card_slot":"SIM1_Robi"}`, 200)
+	device(forwarder, `{"from":"bKash","content":"bKash\nhello"}`, 400)
+	device(gateway, `{"event":"system:ping","payload":{}}`, 401)
+	signer := ih.AddWallet(iorg, "bkash", "cash_out", "01833333333", "Agent 3")
+	creds, err := ih.Inbox.AddDevice(context.Background(), smsinbox.AddDeviceParams{OrganizationID: iorg.ID, WalletIDs: []string{signer.ID}, SigningSecret: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{`{"event":"system:ping","payload":{"health":{}}}`, `{"event":"sms:received","payload":{"message":"hi","sender":"bKash","simNumber":1}}`} {
+		ts := strconv.FormatInt(ih.Now().Unix(), 10)
+		mac := hmac.New(sha256.New, []byte(creds.SigningSecret))
+		mac.Write([]byte(body + ts))
+		doc.request(http.MethodPost, gateway, body)
+		res := ih.Do(iorg, request{Path: "/api" + gateway, APIKey: creds.Token, Body: body,
+			Header: map[string]string{"X-Timestamp": ts, "X-Signature": hex.EncodeToString(mac.Sum(nil))}})
+		if res.Status != 200 {
+			t.Fatalf("POST %s: %d %s", gateway, res.Status, res.Body)
+		}
+		doc.record(http.MethodPost, gateway, res.Status, res.Body)
+	}
 
 	// Every operation of the document was exercised, with a success and
 	// (but for the document itself) an error.

@@ -124,6 +124,7 @@ func NewHandler(cfg Config) http.Handler {
 	if s.devices != nil {
 		s.route(mux, "/v1/devices/sms", map[string]handlerFunc{http.MethodPost: s.ingestSMS})
 		s.route(mux, "/v1/devices/heartbeat", map[string]handlerFunc{http.MethodPost: s.deviceHeartbeat})
+		s.forwarderRoutes(mux)
 	}
 	mux.Handle(s.prefix+"/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s", r.URL.Path)

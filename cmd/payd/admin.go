@@ -57,6 +57,7 @@ var adminCommands = map[string]adminCommand{
 	"device list":           {summary: "list an organization's SMS devices, when each last reported, and its wallets' balances", inbox: deviceList},
 	"device revoke":         {summary: "stop a device's token now; its wallets leave the pool", inbox: deviceRevoke},
 	"device rotate":         {summary: "give a device a new token; the old one stops working now; prints it once", inbox: deviceRotate},
+	"device config":         {summary: "set a device's silence, its wallets' SIM slots, or a new signing secret (printed once)", inbox: deviceConfig},
 	"sms stats":             {summary: "count an organization's SMS by status, and each wallet's held, conflicting and expired ones", inbox: smsStats},
 	"sms settings":          {summary: "show or change an organization's SMS inbox settings: payout confirmation, held messages kept", inbox: smsSettings},
 	"payout confirm":        {summary: "confirm a payout an SMS matched; the withdrawal succeeds", inbox: payoutConfirm},
@@ -166,7 +167,7 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var provider engine.Provider = noProvider{}
 	var inbox *smsinbox.Provider
 	if runInbox != nil {
-		if inbox, err = smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(store)}); err != nil {
+		if inbox, err = smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(store), Keyring: keyring}); err != nil {
 			return err
 		}
 		provider = inbox

@@ -26,15 +26,18 @@ func deviceAdd(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (any,
 	var wallets repeatable
 	fs.StringVar(&p.OrganizationID, "org", "", "organization ID")
 	fs.StringVar(&p.Name, "name", "", "a label for the phone, e.g. \"counter 1, Robi SIM\"")
-	fs.Var(&wallets, "wallet", "a wallet whose SMS the phone receives (repeatable; one per channel)")
+	fs.Var(&wallets, "wallet", "a wallet whose SMS the phone receives, WALLET or WALLET:SIM_SLOT (repeatable; per channel one wallet, or one per SIM slot)")
+	extra := deviceAddFlags(fs)
 	return func(ctx context.Context, inbox *smsinbox.Provider) (any, error) {
-		p.WalletIDs = wallets
+		if err := extra.apply(&p, wallets); err != nil {
+			return nil, err
+		}
 		creds, err := inbox.AddDevice(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		v := smsinbox.NewDeviceView(creds.Device, creds.Chains)
-		v.Token = creds.Token
+		v.Token, v.SigningSecret = creds.Token, creds.SigningSecret
 		return v, nil
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,13 +20,22 @@ type AddDeviceParams struct {
 	OrganizationID string
 	Name           string
 	WalletIDs      []string
+	// Slots maps wallets to the SIM slot whose messages prove them; a
+	// wallet not in it takes any slot (see checkChains).
+	Slots map[string]int
+	// Silence is the device's own silence; 0 means the server's.
+	Silence time.Duration
+	// SigningSecret gives the device a secret its app signs posts with.
+	SigningSecret bool
 }
 
-// DeviceCredentials is a new device with its token, shown only here.
+// DeviceCredentials is a new device with its token (and signing secret),
+// shown only here.
 type DeviceCredentials struct {
-	Device *Device
-	Token  string
-	Chains []*Chain
+	Device        *Device
+	Token         string
+	SigningSecret string
+	Chains        []*Chain
 }
 
 // AddDevice registers a device. Its wallets leave the recipient pool until
@@ -39,6 +49,17 @@ func (p *Provider) AddDevice(ctx context.Context, params AddDeviceParams) (*Devi
 	if len(params.WalletIDs) == 0 {
 		return nil, engine.Invalid("wallet", "name at least one wallet whose SMS the device receives")
 	}
+	if err := checkSilence(params.Silence); err != nil {
+		return nil, err
+	}
+	for w, slot := range params.Slots {
+		if err := checkSlot(w, slot); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(params.WalletIDs, w) {
+			return nil, engine.Invalid("slot", w+" is not one of the device's wallets")
+		}
+	}
 	token, err := newToken()
 	if err != nil {
 		return nil, err
@@ -46,8 +67,13 @@ func (p *Provider) AddDevice(ctx context.Context, params AddDeviceParams) (*Devi
 	now := p.now()
 	creds := &DeviceCredentials{Token: token, Device: &Device{
 		ID: engine.NewID(PrefixDevice, now), OrganizationID: params.OrganizationID, Name: name,
-		TokenHash: hashToken(token), TokenHint: token[len(token)-4:], CreatedAt: now,
+		TokenHash: hashToken(token), TokenHint: token[len(token)-4:], CreatedAt: now, Silence: params.Silence,
 	}}
+	if params.SigningSecret {
+		if creds.SigningSecret, err = p.sealSigningSecret(creds.Device); err != nil {
+			return nil, err
+		}
+	}
 	err = p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
 		if _, err := tx.LockOrganization(ctx, params.OrganizationID); err != nil {
 			return notFound(err, "organization")
@@ -56,28 +82,47 @@ func (p *Provider) AddDevice(ctx context.Context, params AddDeviceParams) (*Devi
 			return err
 		}
 		creds.Chains = nil
-		channels := map[string]string{}
 		for _, id := range params.WalletIDs {
 			w, err := tx.LockWallet(ctx, params.OrganizationID, id)
 			if err != nil {
 				return notFound(err, "wallet "+id)
 			}
-			if other, dup := channels[w.Channel]; dup {
-				return engine.Invalid("wallet", fmt.Sprintf("%s and %s are both %s wallets: a device proves one wallet per channel", other, id, w.Channel))
-			}
-			channels[w.Channel] = id
-			c, err := p.chainFor(ctx, tx, w, creds.Device.ID, now)
+			creds.Chains = append(creds.Chains, &Chain{WalletID: w.ID, Channel: w.Channel, SIMSlot: params.Slots[id]})
+		}
+		// Per channel, one wallet for any SIM slot or one per slot: checked
+		// before any chain moves.
+		if err := checkChains(creds.Chains); err != nil {
+			return err
+		}
+		for i, id := range params.WalletIDs {
+			w, err := tx.LockWallet(ctx, params.OrganizationID, id)
 			if err != nil {
 				return err
 			}
-			creds.Chains = append(creds.Chains, c)
+			if creds.Chains[i], err = p.chainFor(ctx, tx, w, creds.Device.ID, params.Slots[id], now); err != nil {
+				return err
+			}
 		}
 		if err := tx.SetWalletsLiveUntil(ctx, params.WalletIDs, &now); err != nil {
 			return err
 		}
-		return p.audit(ctx, tx, AuditDeviceAdd, params.OrganizationID, creds.Device.ID, map[string]string{
-			"name": name, "wallets": strings.Join(params.WalletIDs, ","),
-		})
+		details := map[string]string{"name": name, "wallets": strings.Join(params.WalletIDs, ",")}
+		if params.Silence != 0 {
+			details["silence"] = params.Silence.String()
+		}
+		if params.SigningSecret {
+			details["signing_secret"] = "new"
+		}
+		for _, c := range creds.Chains {
+			if c.SIMSlot != 0 {
+				details["slots"] += fmt.Sprintf(",%s:%d", c.WalletID, c.SIMSlot)
+			}
+		}
+		details["slots"] = strings.TrimPrefix(details["slots"], ",")
+		if details["slots"] == "" {
+			delete(details, "slots")
+		}
+		return p.audit(ctx, tx, AuditDeviceAdd, params.OrganizationID, creds.Device.ID, details)
 	})
 	if err != nil {
 		return nil, err
@@ -87,10 +132,10 @@ func (p *Provider) AddDevice(ctx context.Context, params AddDeviceParams) (*Devi
 
 // chainFor starts the balance chain of w on a new device, or moves it there
 // from a revoked one.
-func (p *Provider) chainFor(ctx context.Context, tx Tx, w *engine.Wallet, deviceID string, now time.Time) (*Chain, error) {
+func (p *Provider) chainFor(ctx context.Context, tx Tx, w *engine.Wallet, deviceID string, slot int, now time.Time) (*Chain, error) {
 	c, err := tx.LockChain(ctx, w.OrganizationID, w.ID)
 	if errors.Is(err, engine.ErrNotFound) {
-		c = &Chain{WalletID: w.ID, OrganizationID: w.OrganizationID, DeviceID: deviceID, Channel: w.Channel, UpdatedAt: now}
+		c = &Chain{WalletID: w.ID, OrganizationID: w.OrganizationID, DeviceID: deviceID, Channel: w.Channel, SIMSlot: slot, UpdatedAt: now}
 		return c, tx.CreateChain(ctx, c)
 	}
 	if err != nil {
@@ -103,7 +148,7 @@ func (p *Provider) chainFor(ctx context.Context, tx Tx, w *engine.Wallet, device
 	if old.RevokedAt == nil {
 		return nil, engine.Errorf(engine.CodeConflict, "wallet: %s is proven by device %s; revoke it first", w.ID, old.ID)
 	}
-	c.DeviceID, c.UpdatedAt = deviceID, now
+	c.DeviceID, c.SIMSlot, c.UpdatedAt = deviceID, slot, now
 	return c, tx.UpdateChain(ctx, c)
 }
 
@@ -187,14 +232,18 @@ func (p *Provider) Authenticate(ctx context.Context, token string) (*Device, err
 }
 
 // Heartbeat records that a device is alive: its wallets stay in the pool
-// for another Silence. It returns until when.
+// for another silence (its own, or Config.Silence). It returns until when.
 func (p *Provider) Heartbeat(ctx context.Context, dev *Device) (time.Time, error) {
 	now := p.now()
+	var until time.Time
 	err := p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
-		_, err := p.touch(ctx, tx, dev, now)
+		d, err := p.touch(ctx, tx, dev, now)
+		if err == nil {
+			until = now.Add(p.silenceOf(d))
+		}
 		return err
 	})
-	return now.Add(p.silence), err
+	return until, err
 }
 
 // touch records a report of a device in the caller's transaction, under
@@ -211,7 +260,7 @@ func (p *Provider) touch(ctx context.Context, tx Tx, dev *Device, now time.Time)
 	if err := tx.UpdateDevice(ctx, d); err != nil {
 		return nil, err
 	}
-	return d, p.setLive(ctx, tx, d, now.Add(p.silence))
+	return d, p.setLive(ctx, tx, d, now.Add(p.silenceOf(d)))
 }
 
 // setLive sets the LiveUntil of the wallets a device proves.

@@ -21,9 +21,14 @@ type Incoming struct {
 	Body   string
 	// ReceivedAt is when the phone received it; zero means now.
 	ReceivedAt time.Time
+	// SIMSlot is the SIM slot that received it (1, 2, ...); 0 if unknown.
+	SIMSlot int
 }
 
 func (in *Incoming) validate(now time.Time) error {
+	if err := checkSlot("sim", in.SIMSlot); err != nil {
+		return err
+	}
 	in.Sender = strings.TrimSpace(in.Sender)
 	if err := checkLabel("sender", in.Sender, maxSenderLength); err != nil {
 		return err
@@ -140,14 +145,9 @@ func (p *Provider) ingest(ctx context.Context, tx Tx, dev *Device, in Incoming, 
 	if err != nil {
 		return nil, nil, err
 	}
-	var chain *Chain
-	for _, c := range chains {
-		if c.Channel == channel {
-			chain = c
-		}
-	}
+	chain, why := routeChain(chains, channel, in.SIMSlot)
 	if chain == nil {
-		return record(StatusNoWallet, "the device proves no "+channel+" wallet")
+		return record(StatusNoWallet, why)
 	}
 	m.WalletID, m.PrevBalances = chain.WalletID, PreviousBalances(parsed)
 	if chain, err = tx.LockChain(ctx, chain.OrganizationID, chain.WalletID); err != nil {

@@ -78,6 +78,9 @@ type Config struct {
 	// Clock defaults to the wall clock.
 	Clock  clock.Clock
 	Logger *slog.Logger
+	// Keyring seals the devices' signing secrets; without it, no device
+	// can sign (forwarders.go).
+	Keyring *engine.Keyring
 }
 
 // Provider is the SMS inbox implementation of engine.Provider.
@@ -88,6 +91,7 @@ type Provider struct {
 	clock   clock.Clock
 	logger  *slog.Logger
 	engine  *engine.Engine
+	keyring *engine.Keyring
 }
 
 var _ engine.Provider = (*Provider)(nil)
@@ -110,7 +114,8 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Provider{store: cfg.Store, silence: cfg.Silence, grace: cfg.NotFoundGrace, clock: cfg.Clock, logger: cfg.Logger}, nil
+	return &Provider{store: cfg.Store, silence: cfg.Silence, grace: cfg.NotFoundGrace, clock: cfg.Clock, logger: cfg.Logger,
+		keyring: cfg.Keyring}, nil
 }
 
 // Attach gives the provider the engine it serves, which it tells when a

@@ -202,21 +202,33 @@ func queryOne[T any](ctx context.Context, t *sqlTx, read func(scanFunc) (*T, err
 
 // Devices.
 
-const deviceColumns = `id, organization_id, name, token_hash, token_hint, created_at, last_seen_at, revoked_at`
+const deviceColumns = `id, organization_id, name, token_hash, token_hint, created_at, last_seen_at, revoked_at,
+	silence, signing_secret`
 
 func readDevice(scan scanFunc) (*Device, error) {
 	var d Device
+	var silence int64
 	if err := scan(&d.ID, &d.OrganizationID, &d.Name, &d.TokenHash, &d.TokenHint,
-		&d.CreatedAt, &d.LastSeenAt, &d.RevokedAt); err != nil {
+		&d.CreatedAt, &d.LastSeenAt, &d.RevokedAt, &silence, &d.SigningSecret); err != nil {
 		return nil, err
 	}
+	d.Silence = time.Duration(silence) * time.Microsecond
 	return &d, nil
 }
 
 // CreateDevice relies on UNIQUE (token_hash) for ErrDuplicate.
 func (t *sqlTx) CreateDevice(ctx context.Context, d *Device) error {
-	return t.insert(ctx, "sms device "+d.ID, `INSERT INTO sms_devices (`+deviceColumns+`) VALUES (`+params(1, 8)+`)`,
-		d.ID, d.OrganizationID, d.Name, d.TokenHash, d.TokenHint, d.CreatedAt, d.LastSeenAt, d.RevokedAt)
+	return t.insert(ctx, "sms device "+d.ID, `INSERT INTO sms_devices (`+deviceColumns+`) VALUES (`+params(1, 10)+`)`,
+		d.ID, d.OrganizationID, d.Name, d.TokenHash, d.TokenHint, d.CreatedAt, d.LastSeenAt, d.RevokedAt,
+		d.Silence.Microseconds(), nonNil(d.SigningSecret))
+}
+
+// nonNil is b, or an empty slice for nil: the column is NOT NULL.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }
 
 // GetDeviceByTokenHash: a nil hash is NULL, which matches nothing.
@@ -232,7 +244,20 @@ func (t *sqlTx) LockDevice(ctx context.Context, organizationID, id string) (*Dev
 
 func (t *sqlTx) UpdateDevice(ctx context.Context, d *Device) error {
 	return t.exec(ctx, `UPDATE sms_devices SET name = $1, token_hash = $2, token_hint = $3, last_seen_at = $4,
-		revoked_at = $5 WHERE id = $6`, d.Name, d.TokenHash, d.TokenHint, d.LastSeenAt, d.RevokedAt, d.ID)
+		revoked_at = $5, silence = $6, signing_secret = $7 WHERE id = $8`, d.Name, d.TokenHash, d.TokenHint,
+		d.LastSeenAt, d.RevokedAt, d.Silence.Microseconds(), nonNil(d.SigningSecret), d.ID)
+}
+
+// UseSignature walks sms_device_signatures_expiry to forget, and relies
+// on the primary key for ErrDuplicate.
+func (t *sqlTx) UseSignature(ctx context.Context, deviceID string, signature []byte, expires, now time.Time) error {
+	if _, err := t.sql.ExecSQL(ctx, `DELETE FROM sms_device_signatures WHERE device_id = $1 AND expires_at < $2`,
+		deviceID, now); err != nil {
+		return err
+	}
+	return t.insert(ctx, "signature of device "+deviceID,
+		`INSERT INTO sms_device_signatures (device_id, signature, expires_at) VALUES ($1, $2, $3)`,
+		deviceID, signature, expires)
 }
 
 func (t *sqlTx) ListDevices(ctx context.Context, organizationID string) ([]*Device, error) {
@@ -242,12 +267,12 @@ func (t *sqlTx) ListDevices(ctx context.Context, organizationID string) ([]*Devi
 
 // Balance chains.
 
-const chainColumns = `wallet_id, organization_id, device_id, channel, balance, balance_message_id, updated_at`
+const chainColumns = `wallet_id, organization_id, device_id, channel, balance, balance_message_id, updated_at, sim_slot`
 
 func readChain(scan scanFunc) (*Chain, error) {
 	var c Chain
 	if err := scan(&c.WalletID, &c.OrganizationID, &c.DeviceID, &c.Channel,
-		&c.Balance, &c.BalanceMessageID, &c.UpdatedAt); err != nil {
+		&c.Balance, &c.BalanceMessageID, &c.UpdatedAt, &c.SIMSlot); err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -255,8 +280,8 @@ func readChain(scan scanFunc) (*Chain, error) {
 
 // CreateChain relies on the primary key (wallet_id) for ErrDuplicate.
 func (t *sqlTx) CreateChain(ctx context.Context, c *Chain) error {
-	return t.insert(ctx, "sms wallet "+c.WalletID, `INSERT INTO sms_wallets (`+chainColumns+`) VALUES (`+params(1, 7)+`)`,
-		c.WalletID, c.OrganizationID, c.DeviceID, c.Channel, c.Balance, c.BalanceMessageID, c.UpdatedAt)
+	return t.insert(ctx, "sms wallet "+c.WalletID, `INSERT INTO sms_wallets (`+chainColumns+`) VALUES (`+params(1, 8)+`)`,
+		c.WalletID, c.OrganizationID, c.DeviceID, c.Channel, c.Balance, c.BalanceMessageID, c.UpdatedAt, c.SIMSlot)
 }
 
 // LockChain: the messages of a wallet extend its balance chain one
@@ -268,8 +293,8 @@ func (t *sqlTx) LockChain(ctx context.Context, organizationID, walletID string) 
 }
 
 func (t *sqlTx) UpdateChain(ctx context.Context, c *Chain) error {
-	return t.exec(ctx, `UPDATE sms_wallets SET device_id = $1, balance = $2, balance_message_id = $3, updated_at = $4
-		WHERE wallet_id = $5`, c.DeviceID, c.Balance, c.BalanceMessageID, c.UpdatedAt, c.WalletID)
+	return t.exec(ctx, `UPDATE sms_wallets SET device_id = $1, balance = $2, balance_message_id = $3, updated_at = $4,
+		sim_slot = $5 WHERE wallet_id = $6`, c.DeviceID, c.Balance, c.BalanceMessageID, c.UpdatedAt, c.SIMSlot, c.WalletID)
 }
 
 func (t *sqlTx) ListChains(ctx context.Context, organizationID, deviceID string) ([]*Chain, error) {

@@ -38,13 +38,18 @@ type Tx interface {
 	UpdateDevice(ctx context.Context, d *Device) error
 	// ListDevices returns an organization's devices, oldest first.
 	ListDevices(ctx context.Context, organizationID string) ([]*Device, error)
+	// UseSignature records that a device's post carried a signature (its
+	// SHA-256), acceptable until expires, and forgets the device's expired
+	// ones. Returns engine.ErrDuplicate if it was recorded already: a replay.
+	UseSignature(ctx context.Context, deviceID string, signature []byte, expires, now time.Time) error
 
 	// CreateChain inserts c. Returns engine.ErrDuplicate if its wallet has one.
 	CreateChain(ctx context.Context, c *Chain) error
 	// LockChain returns the chain of a wallet of organizationID, or
 	// engine.ErrNotFound.
 	LockChain(ctx context.Context, organizationID, walletID string) (*Chain, error)
-	// UpdateChain writes device, balance, balance message and updated_at.
+	// UpdateChain writes device, SIM slot, balance, balance message and
+	// updated_at.
 	UpdateChain(ctx context.Context, c *Chain) error
 	// ListChains returns the chains a device proves, by wallet ID; or, with
 	// deviceID "", every chain of the organization.
@@ -116,6 +121,14 @@ type Device struct {
 	CreatedAt  time.Time
 	LastSeenAt *time.Time
 	RevokedAt  *time.Time
+	// Silence is how long the device may go without reporting before its
+	// wallets leave the pool; 0 means Config.Silence. A forwarder app that
+	// sends no heartbeat is kept live by its messages alone.
+	Silence time.Duration
+	// SigningSecret is the secret its app signs posts with, sealed under
+	// the master key; empty when it does not sign. A device that has one
+	// must sign every post.
+	SigningSecret []byte
 }
 
 // Chain is a wallet a device proves, with its balance chain: the last
@@ -125,6 +138,9 @@ type Chain struct {
 	OrganizationID string
 	DeviceID       string
 	Channel        string
+	// SIMSlot is the SIM slot (1, 2, ...) of the device whose messages
+	// prove the wallet; 0 means any, the device's only wallet on Channel.
+	SIMSlot int
 	// Balance is invalid until the operator anchors the chain.
 	Balance decimal.NullDecimal
 	// BalanceMessageID is the message that set Balance; "" when the

@@ -70,15 +70,23 @@ type DeviceView struct {
 	LastSeenAt *string      `json:"last_seen_at"`
 	RevokedAt  *string      `json:"revoked_at"`
 	Wallets    []WalletView `json:"wallets"`
+	// Silence is the device's own; "" means the server's.
+	Silence string `json:"silence,omitempty"`
+	// Signs: its posts must carry its app's signature.
+	Signs bool `json:"signs"`
 	// Token is shown once, when the device is added.
 	Token string `json:"token,omitempty"`
+	// SigningSecret is shown once, when it is made.
+	SigningSecret string `json:"signing_secret,omitempty"`
 }
 
 // WalletView is a wallet's balance chain.
 type WalletView struct {
-	WalletID string  `json:"wallet_id"`
-	Channel  string  `json:"channel"`
-	Balance  *string `json:"balance"`
+	WalletID string `json:"wallet_id"`
+	Channel  string `json:"channel"`
+	// SIMSlot is the SIM slot whose messages prove it; 0 for any.
+	SIMSlot int     `json:"sim_slot"`
+	Balance *string `json:"balance"`
 	// BalanceSetBy is the message that proved the balance, or "operator".
 	BalanceSetBy *string `json:"balance_set_by"`
 }
@@ -88,6 +96,10 @@ func NewDeviceView(d *Device, chains []*Chain) DeviceView {
 	v := DeviceView{
 		ID: d.ID, Name: d.Name, TokenHint: "…" + d.TokenHint, CreatedAt: engine.FormatTime(d.CreatedAt),
 		LastSeenAt: optTime(d.LastSeenAt), RevokedAt: optTime(d.RevokedAt), Wallets: []WalletView{},
+		Signs: len(d.SigningSecret) > 0,
+	}
+	if d.Silence > 0 {
+		v.Silence = d.Silence.String()
 	}
 	for _, c := range chains {
 		v.Wallets = append(v.Wallets, NewWalletView(c))
@@ -97,7 +109,7 @@ func NewDeviceView(d *Device, chains []*Chain) DeviceView {
 
 // NewWalletView returns the admin shape of a chain.
 func NewWalletView(c *Chain) WalletView {
-	v := WalletView{WalletID: c.WalletID, Channel: c.Channel}
+	v := WalletView{WalletID: c.WalletID, Channel: c.Channel, SIMSlot: c.SIMSlot}
 	if c.Balance.Valid {
 		v.Balance = opt(engine.FormatAmount(c.Balance.Decimal))
 		v.BalanceSetBy = opt(c.BalanceMessageID)
