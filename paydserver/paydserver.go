@@ -143,6 +143,9 @@ func New(cfg Config) (*App, error) {
 	}
 	a.Engine = eng
 	a.Metrics.WatchQueues(eng.Queues, eng.Now)
+	if ps, ok := cfg.Store.(engine.PoolStatser); ok {
+		a.Metrics.WatchPools(ps)
+	}
 	tc := transport.Config{Engine: eng, Prefix: cfg.APIPrefix, Logger: cfg.Logger, RateLimits: cfg.RateLimits,
 		ObserveRequest: a.Metrics.ObserveRequest}
 	if a.Sandbox != nil {
