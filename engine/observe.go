@@ -89,6 +89,18 @@ func (e *Engine) Queues(ctx context.Context) (*Queues, error) {
 	return q, err
 }
 
+// DisabledWebhookEndpoints counts the webhook endpoints disabled now, in
+// every organization, for metrics (from the index of the disabled ones).
+func (e *Engine) DisabledWebhookEndpoints(ctx context.Context) (int, error) {
+	var n int
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		n, err = tx.CountDisabledWebhookEndpoints(ctx)
+		return err
+	})
+	return n, err
+}
+
 // PoolStats are one database connection pool's statistics, for metrics.
 type PoolStats struct {
 	// Pool names the pool within its store: "writer" and "reader" for

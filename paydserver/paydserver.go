@@ -143,6 +143,7 @@ func New(cfg Config) (*App, error) {
 	}
 	a.Engine = eng
 	a.Metrics.WatchQueues(eng.Queues, eng.Now)
+	a.Metrics.WatchDisabledEndpoints(eng.DisabledWebhookEndpoints)
 	if ps, ok := cfg.Store.(engine.PoolStatser); ok {
 		a.Metrics.WatchPools(ps)
 	}
