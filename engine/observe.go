@@ -88,3 +88,36 @@ func (e *Engine) Queues(ctx context.Context) (*Queues, error) {
 	})
 	return q, err
 }
+
+// DisabledWebhookEndpoints counts the webhook endpoints disabled now, in
+// every organization, for metrics (from the index of the disabled ones).
+func (e *Engine) DisabledWebhookEndpoints(ctx context.Context) (int, error) {
+	var n int
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		n, err = tx.CountDisabledWebhookEndpoints(ctx)
+		return err
+	})
+	return n, err
+}
+
+// PoolStats are one database connection pool's statistics, for metrics.
+type PoolStats struct {
+	// Pool names the pool within its store: "writer" and "reader" for
+	// SQLite's two, "main" for Postgres's one.
+	Pool string
+	// MaxOpen is the most connections the pool opens (0: no limit); Open
+	// are open now, InUse of them serving a transaction, Idle waiting.
+	MaxOpen, Open, InUse, Idle int
+	// Waits counts, since the pool opened, the times a caller had to wait
+	// for a connection; WaitDuration is the time all of them waited.
+	Waits        int64
+	WaitDuration time.Duration
+}
+
+// PoolStatser is a Store that reports its connection pools' statistics
+// (storage/sqlite and storage/postgres do). It reads counters the pools
+// keep in memory: it never asks the database.
+type PoolStatser interface {
+	PoolStats() []PoolStats
+}

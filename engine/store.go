@@ -273,6 +273,13 @@ type Tx interface {
 	AppendAudit(ctx context.Context, e *AuditEntry) error
 	// ListAudit returns the audit entries matching p, oldest first.
 	ListAudit(ctx context.Context, p ListAuditParams) ([]*AuditEntry, error)
+
+	// Disabled webhook endpoints (metrics).
+
+	// CountDisabledWebhookEndpoints counts every organization's disabled
+	// webhook endpoints through the partial index of the disabled ones, so
+	// that its cost follows them, not the endpoints or their deliveries.
+	CountDisabledWebhookEndpoints(ctx context.Context) (int, error)
 }
 
 // ListAuditParams filters ListAudit. An empty OrganizationID matches all.

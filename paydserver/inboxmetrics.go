@@ -9,9 +9,10 @@ import (
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
-// inboxMetrics reads the SMS inbox for a scrape: its maintained message
-// counts, its devices' last reports and the wallets out of rotation, per
-// organization (their number, their devices' and wallets' are the
+// inboxMetrics reads the SMS inbox for a scrape: the payouts waiting for
+// an operator (from their status index, all organizations at once), its
+// maintained message counts, its devices' last reports and the wallets out
+// of rotation, per organization (their number, their devices' and wallets' are the
 // operator's configuration; none grows with the messages received).
 func inboxMetrics(eng *engine.Engine, inbox *smsinbox.Provider) func(context.Context) (*metrics.Inbox, error) {
 	return func(ctx context.Context) (*metrics.Inbox, error) {
@@ -20,11 +21,23 @@ func inboxMetrics(eng *engine.Engine, inbox *smsinbox.Provider) func(context.Con
 			smsinbox.StatusDuplicate, smsinbox.StatusUnparsed, smsinbox.StatusExpired} {
 			out.Messages[s] = 0
 		}
+		now := eng.Now()
+		waiting, err := inbox.WaitingPayouts(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out.PayoutsWaiting = map[string]metrics.Waiting{}
+		for _, state := range []string{smsinbox.PayoutQueued, smsinbox.PayoutMatched} {
+			w := metrics.Waiting{Items: waiting[state].Items}
+			if w.Items > 0 {
+				w.OldestAge = now.Sub(waiting[state].Oldest)
+			}
+			out.PayoutsWaiting[state] = w
+		}
 		orgs, err := eng.ListOrganizations(ctx)
 		if err != nil {
 			return nil, err
 		}
-		now := eng.Now()
 		for _, org := range orgs {
 			stats, err := inbox.Stats(ctx, org.ID)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
@@ -23,10 +24,19 @@ type Readier interface {
 const readyTimeout = 3 * time.Second
 
 // RunEngine runs the engine's background work until ctx ends, as
-// Engine.Run does, and marks it running for readiness meanwhile.
+// Engine.Run does, and marks it running for readiness meanwhile. Beside it,
+// in a goroutine of its own, it checks the ledger every
+// Config.LedgerCheckInterval (CheckLedger).
 func (a *App) RunEngine(ctx context.Context) error {
 	a.working.Add(1)
 	defer a.working.Add(-1)
+	if a.ledgerEvery > 0 {
+		var checks sync.WaitGroup
+		defer checks.Wait()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		checks.Go(func() { a.checkLedgerEvery(ctx, a.ledgerEvery) })
+	}
 	return a.Engine.Run(ctx)
 }
 

@@ -99,16 +99,22 @@ func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
 	if res := s.Do(org, paydtest.Request{Method: "BREW", Path: "/api/v1/balance", APIKey: org.APIKey}); res.Status != http.StatusMethodNotAllowed {
 		t.Fatalf("BREW: %d", res.Status)
 	}
+	for _, path := range []string{"/api/v1/nosuch", "/nosuch", "/api/v1//deposits"} {
+		if res := s.Do(org, paydtest.Request{Method: http.MethodGet, Path: path}); res.Status != http.StatusNotFound {
+			t.Fatalf("GET %s: %d", path, res.Status)
+		}
+	}
 
 	families := scrape(t, s)
 	want := []struct {
 		route, method, status string
 		n                     float64
 	}{
-		{"/api/v1/deposits", "POST", "201", 2},
-		{"/api/v1/deposits/{id}", "GET", "200", 2},
-		{"/api/v1/deposits/{id}", "GET", "404", 1},
-		{"/api/v1/balance", "other", "405", 1},
+		{"/v1/deposits", "POST", "201", 2},
+		{"/v1/deposits/{id}", "GET", "200", 2},
+		{"/v1/deposits/{id}", "GET", "404", 1},
+		{"/v1/balance", "other", "405", 1},
+		{"unmatched", "GET", "404", 3},
 	}
 	for _, w := range want {
 		labels := map[string]string{"route": w.route, "method": w.method, "status": w.status}
@@ -133,6 +139,36 @@ func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
 	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total"} {
 		if families[name] == nil {
 			t.Errorf("%s missing: the Go runtime and process collectors are not registered", name)
+		}
+	}
+}
+
+// TestMetricsRouteLabelLacksAPIPrefix: the route label is the same
+// pattern wherever the API is mounted, so a dashboard does not depend on
+// the deployment's prefix.
+func TestMetricsRouteLabelLacksAPIPrefix(t *testing.T) {
+	for _, prefix := range []string{"/api", "/pay/api", ""} {
+		s := paydtest.MustOpen(t, func(c *paydserver.Config) { c.APIPrefix = prefix })
+		for _, path := range []string{"/v1/balance", "/v1/deposits/dep_x", "/v1/nosuch"} {
+			if res := s.Do(nil, paydtest.Request{Method: http.MethodGet, Path: prefix + path}); res.Status != http.StatusUnauthorized && res.Status != http.StatusNotFound {
+				t.Fatalf("prefix %q: GET %s: %d %s", prefix, path, res.Status, res.Body)
+			}
+		}
+		families := scrape(t, s)
+		for _, w := range []struct{ route, status string }{
+			{"/v1/balance", "401"}, {"/v1/deposits/{id}", "401"}, {"unmatched", "404"},
+		} {
+			labels := map[string]string{"route": w.route, "method": "GET", "status": w.status}
+			if got := counterValue(families, "payd_http_requests_total", labels); got != 1 {
+				t.Errorf("prefix %q: payd_http_requests_total%v = %v, want 1", prefix, labels, got)
+			}
+		}
+		for _, m := range families["payd_http_requests_total"].GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "route" && prefix != "" && strings.Contains(l.GetValue(), prefix) {
+					t.Errorf("prefix %q: route label %q holds it", prefix, l.GetValue())
+				}
+			}
 		}
 	}
 }

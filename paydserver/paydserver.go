@@ -73,6 +73,9 @@ type Config struct {
 	// PollInterval and PayoutPollInterval are the engine's (0: its
 	// defaults); tests shorten them.
 	PollInterval, PayoutPollInterval time.Duration
+	// LedgerCheckInterval is how often RunEngine verifies the ledger
+	// (App.CheckLedger; 0: DefaultLedgerCheckInterval, negative: never).
+	LedgerCheckInterval time.Duration
 }
 
 // SandboxSettings configure the sandbox provider's payouts.
@@ -95,6 +98,11 @@ type App struct {
 
 	store   Store
 	working atomic.Int32 // RunEngine calls running, for readiness
+
+	clock        clock.Clock
+	logger       *slog.Logger
+	ledgerEvery  time.Duration // <= 0: never
+	ledgerChecks *metrics.LedgerChecks
 }
 
 // New wires a payd from cfg. It starts nothing: run App.RunEngine for the
@@ -107,6 +115,14 @@ func New(cfg Config) (*App, error) {
 	}
 	// Every line logged with a request's context names its request ID.
 	cfg.Logger = slog.New(transport.LogHandler(cfg.Logger.Handler()))
+	a.logger, a.clock, a.ledgerEvery = cfg.Logger, cfg.Clock, cfg.LedgerCheckInterval
+	if a.clock == nil {
+		a.clock = clock.New()
+	}
+	if a.ledgerEvery == 0 {
+		a.ledgerEvery = DefaultLedgerCheckInterval
+	}
+	a.ledgerChecks = a.Metrics.WatchLedgerChecks()
 	var provider engine.Provider
 	switch cfg.Provider {
 	case "", ProviderSandbox:
@@ -143,6 +159,10 @@ func New(cfg Config) (*App, error) {
 	}
 	a.Engine = eng
 	a.Metrics.WatchQueues(eng.Queues, eng.Now)
+	a.Metrics.WatchDisabledEndpoints(eng.DisabledWebhookEndpoints)
+	if ps, ok := cfg.Store.(engine.PoolStatser); ok {
+		a.Metrics.WatchPools(ps)
+	}
 	tc := transport.Config{Engine: eng, Prefix: cfg.APIPrefix, Logger: cfg.Logger, RateLimits: cfg.RateLimits,
 		ObserveRequest: a.Metrics.ObserveRequest}
 	if a.Sandbox != nil {

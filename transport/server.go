@@ -78,8 +78,9 @@ type Config struct {
 	// Devices, when set, mounts the SMS inbox's device endpoints.
 	Devices Devices
 	// ObserveRequest, when set, is told of every answered request: the
-	// route pattern that served it ("" when none did; never the raw path,
-	// which holds IDs and checkout tokens), its method, status and time.
+	// route pattern that served it, without Prefix ("" when none did; never
+	// the raw path, which holds IDs and checkout tokens), its method,
+	// status and time.
 	ObserveRequest func(route, method string, status int, elapsed time.Duration)
 }
 
@@ -324,6 +325,25 @@ func loggedPath(r *http.Request) string {
 	return prefix + token + "…" + tail
 }
 
+// routeLabel is the route pattern that served r (the mux set r.Pattern),
+// without its method, which the method label carries, and without the
+// deployment's API prefix, so that a dashboard reads "/v1/deposits/{id}"
+// wherever payd is mounted. It is "" for the catch-alls that answer an
+// unknown path, and for a path refused before the mux.
+func (s *server) routeLabel(r *http.Request) string {
+	route := r.Pattern
+	if _, path, ok := strings.Cut(route, " "); ok {
+		route = path
+	}
+	if route == s.prefix+"/" || route == "/" {
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(route, s.prefix); ok && strings.HasPrefix(rest, "/") {
+		return rest
+	}
+	return route
+}
+
 // logRequests gives every request its ID (RequestID), answers it in
 // X-Request-Id, writes one line per request and tells ObserveRequest. It
 // never logs headers, so no API key or signature reaches the log.
@@ -342,13 +362,7 @@ func (s *server) logRequests(next http.Handler) http.Handler {
 			slog.Int("status", rec.status),
 			slog.Duration("duration", elapsed))
 		if s.observe != nil {
-			// The mux set r.Pattern on this request; drop its method, which
-			// the method label carries.
-			route := r.Pattern
-			if _, path, ok := strings.Cut(route, " "); ok {
-				route = path
-			}
-			s.observe(route, r.Method, rec.status, elapsed)
+			s.observe(s.routeLabel(r), r.Method, rec.status, elapsed)
 		}
 	})
 }

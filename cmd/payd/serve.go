@@ -61,6 +61,7 @@ flags:
 	keyCacheTTL := fs.Duration("api-key-cache-ttl", ev.duration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
 	pprofAddr := fs.String("pprof-addr", env("PAYD_PPROF_ADDR", ""), "serve net/http/pprof on this address (e.g. 127.0.0.1:6060), apart from the API; off when empty (env PAYD_PPROF_ADDR)")
 	metricsAddr := fs.String("metrics-addr", env("PAYD_METRICS_ADDR", ""), "serve the operations endpoints /metrics (Prometheus), /healthz and /readyz on this address (e.g. 127.0.0.1:9090), apart from the API; off when empty (env PAYD_METRICS_ADDR)")
+	ledgerEvery := fs.Duration("ledger-check-interval", ev.duration("PAYD_LEDGER_CHECK_INTERVAL", paydserver.DefaultLedgerCheckInterval), "how often to verify the ledger in the background, as payd admin ledger verify does, for the payd_ledger_check_* metrics; it reads every ledger entry; 0 disables (env PAYD_LEDGER_CHECK_INTERVAL)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", ev.duration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
@@ -107,6 +108,7 @@ flags:
 		Provider: *provider, SMSSilence: *smsSilence, SMSGrace: *smsGrace,
 		Webhooks: transport.NewWebhookClient(*allowPrivate), LeaseDuration: *leaseDuration, RateLimits: rl,
 		WorkerConcurrency: *workers, APIKeyCacheTTL: cacheTTL(*keyCacheTTL), CreateBatch: *createBatch,
+		LedgerCheckInterval: cacheTTL(*ledgerEvery),
 	})
 	if err != nil {
 		return err
@@ -179,7 +181,8 @@ func nextStep(ctx context.Context, store paydserver.Store, sf *storeFlags) (stri
 }
 
 // cacheTTL maps the --api-key-cache-ttl flag, where 0 means off, to
-// engine.Config.APIKeyCacheTTL, where 0 means the default.
+// engine.Config.APIKeyCacheTTL, where 0 means the default; and likewise
+// --ledger-check-interval to paydserver.Config.LedgerCheckInterval.
 func cacheTTL(d time.Duration) time.Duration {
 	if d <= 0 {
 		return -1

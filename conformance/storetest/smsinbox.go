@@ -831,6 +831,25 @@ func testManualPayouts(t *testing.T, s Store) {
 	assertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_1", Status: smsinbox.PayoutSucceeded}),
 		[]*smsinbox.ManualPayout{queued, done})
 
+	// Waiting for an operator: failed (queued again, created at base+2s)
+	// and theirs (matched, at base), of both organizations; the settled
+	// are not counted.
+	assertEqual(t, inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) (map[string]engine.Queue, error) {
+		return tx.CountWaitingPayouts(ctx)
+	}), map[string]engine.Queue{
+		smsinbox.PayoutQueued:  {Items: 1, Oldest: base.Add(2 * time.Second)},
+		smsinbox.PayoutMatched: {Items: 1, Oldest: base},
+	})
+	more := newManualPayout("wdr_4", "org_2")
+	more.CreatedAt = base.Add(time.Second)
+	inboxCreate(t, s, smsinbox.Tx.CreateManualPayout, more)
+	assertEqual(t, inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) (map[string]engine.Queue, error) {
+		return tx.CountWaitingPayouts(ctx)
+	}), map[string]engine.Queue{
+		smsinbox.PayoutQueued:  {Items: 2, Oldest: base.Add(time.Second)},
+		smsinbox.PayoutMatched: {Items: 1, Oldest: base},
+	})
+
 	inboxAllNotFound(t, s, inboxCalls{
 		"GetManualPayout": func(ctx context.Context, tx smsinbox.Tx) error {
 			_, err := tx.GetManualPayout(ctx, "wdr_x")

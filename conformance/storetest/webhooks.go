@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -123,6 +124,26 @@ func testListWebhookEndpoints(t *testing.T, s Store) {
 		}
 	}
 	assertEqual(t, list("org_1", false), []*engine.WebhookEndpoint{eps[4], eps[0], eps[1], eps[2], eps[3]})
+
+	disabled := func() int {
+		t.Helper()
+		return get(t, s, func(ctx context.Context, tx engine.Tx) (int, error) { return tx.CountDisabledWebhookEndpoints(ctx) })
+	}
+	if got := disabled(); got != 2 {
+		t.Errorf("CountDisabledWebhookEndpoints = %d, want 2 (a, 0)", got)
+	}
+	eps[1].Enabled, eps[5].Enabled = true, false
+	write(t, s, func(ctx context.Context, tx engine.Tx) error {
+		return errors.Join(tx.UpdateWebhookEndpoint(ctx, eps[1]), tx.UpdateWebhookEndpoint(ctx, eps[5]))
+	})
+	if got := disabled(); got != 2 {
+		t.Errorf("CountDisabledWebhookEndpoints after enabling a and disabling x = %d, want 2 (0, x)", got)
+	}
+	eps[3].Enabled = true
+	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateWebhookEndpoint(ctx, eps[3]) })
+	if got := disabled(); got != 1 {
+		t.Errorf("CountDisabledWebhookEndpoints after enabling 0 = %d, want 1 (x)", got)
+	}
 }
 
 func testDeliveryRoundTrip(t *testing.T, s Store) {

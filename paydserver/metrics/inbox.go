@@ -20,6 +20,16 @@ type Inbox struct {
 	// WalletsOutOfRotation are enabled wallets left out of the recipient
 	// pool because no live device proves them.
 	WalletsOutOfRotation int
+	// PayoutsWaiting are the payouts waiting for an operator, by state
+	// (queued: to send; matched: an SMS matched it, to confirm).
+	PayoutsWaiting map[string]Waiting
+}
+
+// Waiting is one state of work waiting for an operator: how many items,
+// and how long ago the oldest of them was created (0 when none waits).
+type Waiting struct {
+	Items     int
+	OldestAge time.Duration
 }
 
 // MaxDeviceLabels bounds the device series: devices past it, in label
@@ -33,6 +43,10 @@ var (
 		"Seconds since a device last reported, by the label its operator gave it.", []string{"device"}, nil)
 	inboxOutOfRotation = prometheus.NewDesc("payd_sms_wallets_out_of_rotation",
 		"Enabled wallets out of the recipient pool because no live device proves them.", nil, nil)
+	inboxPayoutsWaiting = prometheus.NewDesc("payd_sms_payouts_waiting",
+		"Payouts waiting for an operator, by state (queued: to send; matched: an SMS matched it, to confirm).", []string{"state"}, nil)
+	inboxPayoutsOldest = prometheus.NewDesc("payd_sms_payouts_waiting_oldest_age_seconds",
+		"Age of the oldest payout waiting for an operator since it was queued, by state (0 when none waits).", []string{"state"}, nil)
 )
 
 // WatchInbox reports the SMS inbox at each scrape through read.
@@ -48,6 +62,8 @@ func (c *inboxCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- inboxMessages
 	ch <- inboxSilence
 	ch <- inboxOutOfRotation
+	ch <- inboxPayoutsWaiting
+	ch <- inboxPayoutsOldest
 }
 
 func (c *inboxCollector) Collect(ch chan<- prometheus.Metric) {
@@ -78,4 +94,8 @@ func (c *inboxCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(inboxSilence, prometheus.GaugeValue, other.Seconds(), "other")
 	}
 	ch <- prometheus.MustNewConstMetric(inboxOutOfRotation, prometheus.GaugeValue, float64(in.WalletsOutOfRotation))
+	for state, w := range in.PayoutsWaiting {
+		ch <- prometheus.MustNewConstMetric(inboxPayoutsWaiting, prometheus.GaugeValue, float64(w.Items), state)
+		ch <- prometheus.MustNewConstMetric(inboxPayoutsOldest, prometheus.GaugeValue, max(w.OldestAge.Seconds(), 0), state)
+	}
 }

@@ -156,3 +156,17 @@ func checkLabel(field, s string, max int) error {
 	}
 	return nil
 }
+
+// WaitingPayouts counts every organization's payouts waiting for an
+// operator, by status (PayoutQueued, and PayoutMatched where an SMS matched
+// one and the organization wants it confirmed), each with its oldest
+// creation, for metrics. A status none waits in is absent.
+func (p *Provider) WaitingPayouts(ctx context.Context) (map[string]engine.Queue, error) {
+	var out map[string]engine.Queue
+	err := p.store.InboxReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		out, err = tx.CountWaitingPayouts(ctx)
+		return err
+	})
+	return out, err
+}

@@ -601,3 +601,22 @@ func (t *sqlTx) ListManualPayouts(ctx context.Context, p ListPayoutsParams) ([]*
 	}
 	return queryList(ctx, t, readManualPayout, q+` ORDER BY created_at, idempotency_key`, args...)
 }
+
+// CountWaitingPayouts reads manual_payouts_status (status, created_at, ...)
+// over the waiting statuses only: count and min(created_at) of each come
+// from the index's range for that status.
+func (t *sqlTx) CountWaitingPayouts(ctx context.Context) (map[string]engine.Queue, error) {
+	out := map[string]engine.Queue{}
+	err := t.sql.QuerySQL(ctx, `SELECT status, count(*), min(created_at) FROM manual_payouts
+		WHERE status IN ($1, $2) GROUP BY status`, []any{PayoutQueued, PayoutMatched}, func(scan scanFunc) error {
+		var status string
+		var n int64
+		var oldest time.Time
+		if err := scan(&status, &n, &oldest); err != nil {
+			return err
+		}
+		out[status] = engine.Queue{Items: int(n), Oldest: oldest.UTC()}
+		return nil
+	})
+	return out, err
+}

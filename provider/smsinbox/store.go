@@ -107,6 +107,14 @@ type Tx interface {
 	UpdateManualPayout(ctx context.Context, p *ManualPayout) error
 	// ListManualPayouts returns the payouts matching p, oldest first.
 	ListManualPayouts(ctx context.Context, p ListPayoutsParams) ([]*ManualPayout, error)
+
+	// Payouts waiting for an operator (metrics).
+
+	// CountWaitingPayouts counts every organization's payouts waiting for
+	// an operator, PayoutQueued and PayoutMatched, with the creation of the
+	// oldest of each, from the status index: it reads the waiting payouts,
+	// never the settled ones. A status none waits in is absent.
+	CountWaitingPayouts(ctx context.Context) (map[string]engine.Queue, error)
 }
 
 // Device is a receiving phone whose forwarder app posts its SMS.

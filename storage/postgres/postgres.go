@@ -97,6 +97,18 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	return s, nil
 }
 
+var _ engine.PoolStatser = (*Store)(nil)
+
+// PoolStats reports the connection pool's statistics (engine.PoolStatser).
+// Waits are the acquires that found no idle connection and waited for one
+// to be released or opened.
+func (s *Store) PoolStats() []engine.PoolStats {
+	st := s.pool.Stat()
+	return []engine.PoolStats{{Pool: "main", MaxOpen: int(st.MaxConns()), Open: int(st.TotalConns()),
+		InUse: int(st.AcquiredConns()), Idle: int(st.IdleConns()),
+		Waits: st.EmptyAcquireCount(), WaitDuration: st.EmptyAcquireWaitTime()}}
+}
+
 // Close closes the pool's connections, waiting for those in use.
 func (s *Store) Close() error {
 	s.pool.Close()

@@ -210,3 +210,11 @@ func (t *tx) ListDeliveryAttempts(ctx context.Context, deliveryID string) ([]*en
 	return queryList(ctx, t, scanDeliveryAttempt, `SELECT `+deliveryAttemptColumns+` FROM delivery_attempts
 		WHERE delivery_id = $1 ORDER BY attempted_at, id`, deliveryID)
 }
+
+// CountDisabledWebhookEndpoints reads the partial index
+// webhook_endpoints_disabled, spelling its WHERE so the planner takes it.
+func (t *tx) CountDisabledWebhookEndpoints(ctx context.Context) (int, error) {
+	var n int64
+	err := t.tx.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE NOT enabled`).Scan(&n)
+	return int(n), err
+}

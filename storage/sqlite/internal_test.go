@@ -102,6 +102,10 @@ func TestClaimUsesDueIndex(t *testing.T) {
 	if !strings.Contains(plan, "SEARCH account_balances USING PRIMARY KEY") {
 		t.Errorf("balances plan:\n%s", plan)
 	}
+	plan = queryPlan(t, s.writer, countDisabledEndpointsQuery)
+	if !strings.Contains(plan, "webhook_endpoints_disabled") {
+		t.Errorf("disabled endpoints count plan:\n%s", plan)
+	}
 	plan = queryPlan(t, s.writer, sumEntriesQuery, "org_1")
 	if !strings.Contains(plan, "COVERING INDEX ledger_entries_account") {
 		t.Errorf("entry sums plan:\n%s", plan)

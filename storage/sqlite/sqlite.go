@@ -154,6 +154,19 @@ func (s *Store) ReadOne(ctx context.Context, fn func(ctx context.Context, tx eng
 	return retry(ctx, func() error { return fn(ctx, &tx{s.reader}) })
 }
 
+var _ engine.PoolStatser = (*Store)(nil)
+
+// PoolStats reports the writer's and the reader pool's statistics
+// (engine.PoolStatser).
+func (s *Store) PoolStats() []engine.PoolStats {
+	return []engine.PoolStats{poolStats("writer", s.writer.Stats()), poolStats("reader", s.reader.Stats())}
+}
+
+func poolStats(name string, st sql.DBStats) engine.PoolStats {
+	return engine.PoolStats{Pool: name, MaxOpen: st.MaxOpenConnections, Open: st.OpenConnections, InUse: st.InUse, Idle: st.Idle,
+		Waits: st.WaitCount, WaitDuration: st.WaitDuration}
+}
+
 // Close closes both pools.
 func (s *Store) Close() error {
 	return errors.Join(s.reader.Close(), s.writer.Close())

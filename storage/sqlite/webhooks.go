@@ -224,3 +224,13 @@ func (t *tx) ListDeliveryAttempts(ctx context.Context, deliveryID string) ([]*en
 	return queryList(ctx, t, scanDeliveryAttempt, `SELECT `+deliveryAttemptColumns+` FROM delivery_attempts
 		WHERE delivery_id = ? ORDER BY attempted_at, id`, deliveryID)
 }
+
+// CountDisabledWebhookEndpoints reads the partial index
+// webhook_endpoints_disabled, spelling its WHERE so the planner takes it.
+const countDisabledEndpointsQuery = `SELECT count(*) FROM webhook_endpoints WHERE enabled = 0`
+
+func (t *tx) CountDisabledWebhookEndpoints(ctx context.Context) (int, error) {
+	var n int
+	err := t.tx.QueryRowContext(ctx, countDisabledEndpointsQuery).Scan(&n)
+	return n, err
+}
