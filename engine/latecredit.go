@@ -128,7 +128,7 @@ func (e *Engine) creditLatePayment(ctx context.Context, tx Tx, depositID, txID s
 			return nil, err
 		}
 	}
-	v := judge(d, txID, t, nil, time.Time{})
+	v := judge(d, payerOf(d, a), txID, t, nil, time.Time{})
 	if v.status != AttemptSucceeded {
 		return nil, Errorf(CodeConflict, "provider_transaction_id: the payment does not pay this deposit: %s (%s)", v.code, v.reason)
 	}

@@ -120,7 +120,7 @@ func New(cfg Config) (*App, error) {
 		}
 		a.Sandbox, provider = sb, sb
 	case ProviderSMSInbox:
-		inbox, err := smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(cfg.Store), Silence: cfg.SMSSilence, NotFoundGrace: cfg.SMSGrace, Clock: cfg.Clock, Logger: cfg.Logger})
+		inbox, err := smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(cfg.Store), PublicURL: cfg.PublicURL, Silence: cfg.SMSSilence, NotFoundGrace: cfg.SMSGrace, Clock: cfg.Clock, Logger: cfg.Logger})
 		if err != nil {
 			return nil, err
 		}
