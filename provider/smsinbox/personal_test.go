@@ -216,7 +216,7 @@ func TestPersonalWalletServesTheCheckout(t *testing.T) {
 		s := f.newShop(shopPhones)
 		for _, c := range []struct {
 			method, trxID, from string
-			body              func(from, trxID string) func(amount, balance string) string
+			body                func(from, trxID string) func(amount, balance string) string
 		}{
 			{"bkash", "BKP0000001", payer, f.bkashReceived},
 			{"nagad", "NGP00001", payer, f.nagadReceived},
