@@ -104,8 +104,7 @@ func (e *Engine) SubmitWalletCheckout(ctx context.Context, p WalletCheckoutParam
 			return Errorf(CodeNotFound, "checkout not found")
 		}
 		payer := ""
-		switch {
-		case d.PayerPhone == "" || p.PayerPhone != "":
+		if d.PayerPhone == "" || p.PayerPhone != "" {
 			if payer, err = NormalizePhone("payer_phone", p.PayerPhone); err != nil {
 				return err
 			}

@@ -61,10 +61,19 @@ func (e *Engine) CreditLatePayment(ctx context.Context, p CreditLatePaymentParam
 		return nil, err
 	}
 	var d *Deposit
+	var submitted *Attempt // the payer's own attempt with the ID, if any
 	err = e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		d, err = tx.GetDeposit(ctx, p.OrganizationID, p.DepositID)
-		return notFound(err, "deposit")
+		if d, err = tx.GetDeposit(ctx, p.OrganizationID, p.DepositID); err != nil {
+			return notFound(err, "deposit")
+		}
+		a, err := tx.GetAttemptByTransactionID(ctx, d.Channel, txID)
+		if err == nil && a.DepositID == d.ID {
+			submitted = a
+		} else if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -72,6 +81,7 @@ func (e *Engine) CreditLatePayment(ctx context.Context, p CreditLatePaymentParam
 	lookupCtx, cancel := context.WithTimeout(ctx, e.cfg.LookupTimeout)
 	t, lookupErr := e.provider.LookupTransaction(lookupCtx, LookupRequest{
 		OrganizationID: d.OrganizationID, Channel: d.Channel, TransactionID: txID, RecipientPhone: d.RecipientPhone,
+		PayerPhone: payerOf(d, submitted),
 	})
 	cancel()
 	switch {

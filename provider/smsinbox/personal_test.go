@@ -436,3 +436,38 @@ func TestPersonalWalletNeedsAPublicURL(t *testing.T) {
 		t.Fatalf("StartCheckout without a public URL: %v", err)
 	}
 }
+
+// TestPersonalWalletLateCredit: a Rocket send money whose masked account
+// proves only its last digits is credited late by the operator against the
+// number the payer typed with its ID, and refused without one.
+func TestPersonalWalletLateCredit(t *testing.T) {
+	onBothStoresPersonal(t, func(t *testing.T, f *personalFixture) {
+		s := f.newShop(shopPhones)
+		typed, untyped := f.deposit(s, "rocket", "500"), f.deposit(s, "rocket", "500")
+		// The payer sends at once; the phone's SMS reaches payd an hour late.
+		sent1, sent2 := f.rocketReceived("***784", "7200000001"), f.rocketReceived("***784", "7200000002")
+		f.mustSubmit(typed, payer, "7200000001")
+		f.work()
+		f.clock.Add(smsinbox.DefaultNotFoundGrace)
+		f.work()
+		f.want(s, typed, engine.StatusPending, engine.FailureTransactionNotFound)
+		f.clock.Add(time.Hour) // both checkouts expire
+		if _, err := f.eng.ExpireDeposits(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+		f.want(s, typed, engine.StatusFailed, engine.FailureTransactionNotFound)
+		f.receive(s, "rocket", "500.00", sent1)
+		f.receive(s, "rocket", "500.00", sent2)
+		credit := func(d *engine.Deposit, trxID string) error {
+			_, err := f.eng.CreditLatePayment(engine.WithActor(f.ctx, "ops"), engine.CreditLatePaymentParams{OrganizationID: s.org, DepositID: d.ID, TransactionID: trxID})
+			return err
+		}
+		var e *engine.Error
+		if err := credit(untyped, "7200000002"); !errors.As(err, &e) || e.Code != engine.CodeConflict || !strings.Contains(e.Message, engine.FailurePayerMismatch) {
+			t.Fatalf("late credit with no payer number: %v, want a payer_mismatch conflict", err)
+		}
+		if err := credit(typed, "7200000001"); err != nil {
+			t.Fatalf("late credit of the payer's own send money: %v", err)
+		}
+	})
+}
