@@ -59,7 +59,63 @@ func (e *Engine) SubmitCheckoutPayment(ctx context.Context, token, transactionID
 		if d, err = tx.LockDeposit(ctx, d.ID); err != nil {
 			return err
 		}
-		v, err = e.queueAttempt(ctx, tx, d, txID)
+		if d.WalletCheckout() {
+			return Errorf(CodeNotFound, "checkout not found") // its payer types the ID: SubmitWalletCheckout
+		}
+		v, err = e.queueAttempt(ctx, tx, d, txID, "")
+		return err
+	})
+	if errors.Is(err, errTransactionIDTaken) {
+		return nil, errTransactionIDUsed(txID)
+	}
+	if err == nil {
+		e.wakeAttempts()
+	}
+	return v, err
+}
+
+// WalletCheckoutParams is what the payer types on a wallet checkout: the
+// number they sent the money from and the transaction ID of the send.
+type WalletCheckoutParams struct {
+	Token string
+	// PayerPhone is required unless the deposit has a payer phone of its
+	// own (H2H), which it then must equal if given.
+	PayerPhone    string
+	TransactionID string
+}
+
+// SubmitWalletCheckout queues verification of a payment the payer sent to
+// the receiving wallet of a wallet checkout (Checkout.Operation): the same
+// rules, attempts and errors as SubmitTransactionID, with the payer's
+// number kept on the attempt, so the payment must come from it. A token of
+// any other deposit is not_found here.
+func (e *Engine) SubmitWalletCheckout(ctx context.Context, p WalletCheckoutParams) (*Verification, error) {
+	txID, err := NormalizeTransactionID("transaction_id", p.TransactionID)
+	if err != nil {
+		return nil, err
+	}
+	var v *Verification
+	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+		d, err := tx.GetDepositByCheckoutToken(ctx, p.Token)
+		if err != nil {
+			return notFound(err, "checkout")
+		}
+		if !d.WalletCheckout() {
+			return Errorf(CodeNotFound, "checkout not found")
+		}
+		payer := ""
+		if d.PayerPhone == "" || p.PayerPhone != "" {
+			if payer, err = NormalizePhone("payer_phone", p.PayerPhone); err != nil {
+				return err
+			}
+			if d.PayerPhone != "" && payer != d.PayerPhone {
+				return Invalid("payer_phone", "must be the payer phone the deposit was created with")
+			}
+		}
+		if d, err = tx.LockDeposit(ctx, d.ID); err != nil {
+			return err
+		}
+		v, err = e.queueAttempt(ctx, tx, d, txID, payer)
 		return err
 	})
 	if errors.Is(err, errTransactionIDTaken) {

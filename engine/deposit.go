@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -58,8 +59,8 @@ type Deposit struct {
 	CheckoutToken string
 	CheckoutURL   string
 
-	// The recipient of a display_instructions action, copied from the wallet
-	// at creation so it never changes afterwards.
+	// The recipient of a display_instructions action or a wallet checkout,
+	// copied from the wallet at creation so it never changes afterwards.
 	Channel        string
 	Operation      string
 	WalletID       string
@@ -93,6 +94,14 @@ func (d *Deposit) IsTerminal() bool {
 // not terminal and before its deadline. next_action is null otherwise.
 func (d *Deposit) Actionable(now time.Time) bool {
 	return !d.IsTerminal() && now.Before(d.ExpiresAt)
+}
+
+// WalletCheckout reports whether the deposit's hosted checkout is paid
+// into one of the organization's own receiving wallets (a personal wallet
+// the payer sends money to; see Checkout.Operation), whose payer types the
+// transaction ID on the page.
+func (d *Deposit) WalletCheckout() bool {
+	return d.Action == ActionRedirect && d.WalletID != ""
 }
 
 // AttemptsRemaining is the number of transaction IDs the deposit still
@@ -246,13 +255,20 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 			return nil, false, err
 		}
 		d.CheckoutURL = checkout.URL
+		if checkout.Operation != "" {
+			if checkout.Operation != method.CheckoutOperation {
+				return nil, false, fmt.Errorf("provider's checkout of %s is paid by %q, which the method's wallets are not", d.PaymentMethod, checkout.Operation)
+			}
+			d.Operation = checkout.Operation
+			method.Operation = checkout.Operation // the pool pickWallet draws from
+		}
 	}
 
 	// Creates share transactions (group commit, see txBatcher), ordered by
 	// the wallet pool they pick from.
 	key := d.OrganizationID + "/" + d.Channel + "/" + d.Operation
 	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx, pools *lockedPools) error {
-		if instructions {
+		if d.Operation != "" {
 			w, err := pickWallet(ctx, tx, pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
 			if err != nil {
 				return err

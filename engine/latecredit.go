@@ -61,10 +61,19 @@ func (e *Engine) CreditLatePayment(ctx context.Context, p CreditLatePaymentParam
 		return nil, err
 	}
 	var d *Deposit
+	var submitted *Attempt // the payer's own attempt with the ID, if any
 	err = e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		d, err = tx.GetDeposit(ctx, p.OrganizationID, p.DepositID)
-		return notFound(err, "deposit")
+		if d, err = tx.GetDeposit(ctx, p.OrganizationID, p.DepositID); err != nil {
+			return notFound(err, "deposit")
+		}
+		a, err := tx.GetAttemptByTransactionID(ctx, d.Channel, txID)
+		if err == nil && a.DepositID == d.ID {
+			submitted = a
+		} else if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -72,6 +81,7 @@ func (e *Engine) CreditLatePayment(ctx context.Context, p CreditLatePaymentParam
 	lookupCtx, cancel := context.WithTimeout(ctx, e.cfg.LookupTimeout)
 	t, lookupErr := e.provider.LookupTransaction(lookupCtx, LookupRequest{
 		OrganizationID: d.OrganizationID, Channel: d.Channel, TransactionID: txID, RecipientPhone: d.RecipientPhone,
+		PayerPhone: payerOf(d, submitted),
 	})
 	cancel()
 	switch {
@@ -128,7 +138,7 @@ func (e *Engine) creditLatePayment(ctx context.Context, tx Tx, depositID, txID s
 			return nil, err
 		}
 	}
-	v := judge(d, txID, t, nil, time.Time{})
+	v := judge(d, payerOf(d, a), txID, t, nil, time.Time{})
 	if v.status != AttemptSucceeded {
 		return nil, Errorf(CodeConflict, "provider_transaction_id: the payment does not pay this deposit: %s (%s)", v.code, v.reason)
 	}

@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Checkout modes of a deposit.
 const (
@@ -16,12 +19,21 @@ const (
 	ChannelUpay     = "upay"
 	ChannelBank     = "bank"
 	ChannelBanglaQR = "bangla_qr"
+	// ChannelRocket is Dutch-Bangla Bank's Rocket: payd's extension of the
+	// interface's channels, served by personal wallets (see
+	// Method.CheckoutOperation).
+	ChannelRocket = "rocket"
 )
 
 // Operations a payer performs to pay a receiving wallet.
 const (
 	OperationCashOut     = "cash_out"
 	OperationMakePayment = "make_payment"
+	// OperationSendMoney is a personal wallet's: the payer sends money to
+	// it, person to person. The interface's display_instructions have no
+	// such operation, so a personal wallet serves only the hosted checkout
+	// (Method.CheckoutOperation).
+	OperationSendMoney = "send_money"
 )
 
 // Types of an H2H next_action.
@@ -52,6 +64,15 @@ type Method struct {
 	// PayoutToBankAccount: a withdrawal's phone field holds a bank account
 	// number, not a mobile number.
 	PayoutToBankAccount bool
+	// CheckoutOperation is the operation of the receiving wallets that may
+	// serve the method's hosted checkout (redirect deposits and H2H
+	// redirect actions) when the provider takes payments into the
+	// organization's own wallets (Checkout.Operation): personal wallets the
+	// payer sends money to. Empty: only a provider's own checkout serves it.
+	CheckoutOperation string
+	// Extension: payd's own method, beyond the interface's enums; the
+	// OpenAPI document marks it so.
+	Extension bool
 }
 
 // catalog is every payment method, in the order the API documents them.
@@ -61,8 +82,8 @@ type Method struct {
 // to it (ARCHITECTURE.md, "Add a payment method"). Conformance's model and
 // HTTP suite keep their own lists on purpose: they are the oracle.
 var catalog = []Method{
-	{Name: "bkash", Channel: ChannelBkash, Redirect: newRange(100, 25_000), H2H: newRange(100, 25_000), H2HAction: ActionRedirect, Payout: newRange(100, 25_000)},
-	{Name: "nagad", Channel: ChannelNagad, Redirect: newRange(100, 25_000), H2H: newRange(100, 25_000), H2HAction: ActionRedirect, Payout: newRange(100, 25_000)},
+	{Name: "bkash", Channel: ChannelBkash, Redirect: newRange(100, 25_000), H2H: newRange(100, 25_000), H2HAction: ActionRedirect, Payout: newRange(100, 25_000), CheckoutOperation: OperationSendMoney},
+	{Name: "nagad", Channel: ChannelNagad, Redirect: newRange(100, 25_000), H2H: newRange(100, 25_000), H2HAction: ActionRedirect, Payout: newRange(100, 25_000), CheckoutOperation: OperationSendMoney},
 	{Name: "upi", Channel: ChannelUPI, Redirect: newRange(100, 25_000)},
 	{Name: "upay", Channel: ChannelUpay, Redirect: newRange(100, 25_000), Payout: newRange(100, 25_000)},
 	{Name: "bank", Channel: ChannelBank, Redirect: newRange(25_000, 300_000), Payout: newRange(50_000, 300_000), PayoutToBankAccount: true},
@@ -73,6 +94,9 @@ var catalog = []Method{
 	{Name: "nagad_merchant", Channel: ChannelNagad, Redirect: newRange(100, 25_000), H2H: newRange(100, 25_000), H2HAction: ActionDisplayInstructions, Operation: OperationMakePayment},
 	{Name: "upay_merchant", Channel: ChannelUpay, Redirect: newRange(100, 25_000)},
 	{Name: "bangla_qr_merchant", Channel: ChannelBanglaQR, Redirect: newRange(100, 25_000)},
+	// payd's extension of the interface's redirect methods (marked so in
+	// the OpenAPI document): Rocket, sent money to a personal wallet.
+	{Name: "rocket", Channel: ChannelRocket, Redirect: newRange(100, 25_000), CheckoutOperation: OperationSendMoney, Extension: true},
 }
 
 // methodByName indexes the catalog.
@@ -136,10 +160,11 @@ func Channels() []string {
 }
 
 // WalletChannels and WalletOperations return what a receiving wallet may
-// be: the channels and operations of the display_instructions methods.
+// be: the channels and operations of the display_instructions methods and
+// of the methods whose checkout a wallet may serve (CheckoutOperation).
 func WalletChannels() []string {
 	return names(func(m Method) []string {
-		if m.H2HAction == ActionDisplayInstructions {
+		if m.H2HAction == ActionDisplayInstructions || m.CheckoutOperation != "" {
 			return []string{m.Channel}
 		}
 		return nil
@@ -149,6 +174,29 @@ func WalletChannels() []string {
 // WalletOperations returns the operations a receiving wallet may have (see
 // WalletChannels).
 func WalletOperations() []string {
+	ops := InstructionOperations()
+	for _, op := range names(func(m Method) []string { return []string{m.CheckoutOperation} }) {
+		if op != "" && !slices.Contains(ops, op) {
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}
+
+// InstructionChannels and InstructionOperations return the channels and
+// operations a display_instructions next_action may name: the interface's
+// enums, which the wallets of a hosted checkout do not extend.
+func InstructionChannels() []string {
+	return names(func(m Method) []string {
+		if m.H2HAction == ActionDisplayInstructions {
+			return []string{m.Channel}
+		}
+		return nil
+	})
+}
+
+// InstructionOperations: see InstructionChannels.
+func InstructionOperations() []string {
 	return names(func(m Method) []string {
 		if m.H2HAction == ActionDisplayInstructions {
 			return []string{m.Operation}

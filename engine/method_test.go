@@ -37,6 +37,12 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		case (m.H2HAction == ActionDisplayInstructions) != (m.Operation != ""):
 			t.Errorf("%s: an operation is what a display_instructions method, and only it, has", m.Name)
 		}
+		if m.CheckoutOperation != "" && (!m.Redirect.Offered() || m.H2H.Offered() && m.H2HAction != ActionRedirect) {
+			t.Errorf("%s: a wallet serves its checkout, but it has one only for redirect actions", m.Name)
+		}
+		if m.CheckoutOperation != "" && slices.Contains(InstructionOperations(), m.CheckoutOperation) {
+			t.Errorf("%s: its checkout's wallets would be drawn from the display_instructions pool %s", m.Name, m.CheckoutOperation)
+		}
 		if m.PayoutToBankAccount && !m.Payout.Offered() {
 			t.Errorf("%s: pays out to a bank account but is no payout method", m.Name)
 		}
@@ -105,6 +111,30 @@ func TestValidationFollowsTheCatalog(t *testing.T) {
 			if !slices.Contains(c.methods, m.Name) && c.create(c.mode, m.Name, "1000") == nil {
 				t.Errorf("%s accepts %s, which it does not list", c.mode, m.Name)
 			}
+		}
+	}
+}
+
+// TestWalletsAndInstructions: a receiving wallet may be any operation of
+// the catalog, but a display_instructions action names only the
+// interface's channels and operations: the wallets of a hosted checkout
+// (personal wallets, Rocket) never reach it.
+func TestWalletsAndInstructions(t *testing.T) {
+	for _, c := range []struct {
+		got, want []string
+	}{
+		{InstructionChannels(), []string{ChannelBkash, ChannelNagad}},
+		{InstructionOperations(), []string{OperationCashOut, OperationMakePayment}},
+		{WalletChannels(), []string{ChannelBkash, ChannelNagad, ChannelRocket}},
+		{WalletOperations(), []string{OperationCashOut, OperationMakePayment, OperationSendMoney}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("got %v, want %v", c.got, c.want)
+		}
+	}
+	for _, m := range Methods() {
+		if m.Extension && (m.H2H.Offered() || m.Payout.Offered()) {
+			t.Errorf("%s: an extension method offered beyond redirect deposits", m.Name)
 		}
 	}
 }

@@ -75,8 +75,14 @@ type LookupRequest struct {
 	Channel        string
 	TransactionID  string // normalized: trimmed, upper case
 	// RecipientPhone is the wallet the payer was told to pay (empty for a
-	// hosted checkout), for providers that search per receiving account.
+	// provider's own hosted checkout), for providers that search per
+	// receiving account.
 	RecipientPhone string
+	// PayerPhone is the number the payer says they paid from (empty if
+	// none), for a provider whose evidence shows only part of the payer's
+	// account (a masked Rocket account): it reports PayerPhone as this
+	// number only when what it shows is consistent with it.
+	PayerPhone string
 }
 
 // Statuses of a ProviderTransaction, normalized by the provider from its
@@ -137,6 +143,14 @@ type CheckoutRequest struct {
 type Checkout struct {
 	// URL is where the payer is sent.
 	URL string
+	// Operation, when set, says the checkout is payd's own page paid into
+	// one of the organization's receiving wallets of this operation on the
+	// method's channel (the method's CheckoutOperation: a personal wallet
+	// of an SMS inbox). The engine draws that wallet from the pool as it
+	// does for display_instructions, the deposit keeps it as its
+	// recipient, and the payer types the number they paid from and the
+	// transaction ID on the page (SubmitWalletCheckout).
+	Operation string
 }
 
 // Payout statuses as a provider reports them.

@@ -48,8 +48,12 @@ type Attempt struct {
 	Channel        string
 	// TransactionID is trimmed and upper-cased.
 	TransactionID string
-	Status        string
-	FailureCode   string // empty unless failed
+	// PayerPhone is the number the payer typed with the ID on a wallet
+	// checkout (SubmitWalletCheckout), for a deposit that has no payer
+	// phone of its own; empty otherwise.
+	PayerPhone  string
+	Status      string
+	FailureCode string // empty unless failed
 	// Tries counts provider lookups made; NextRunAt is when the next is due.
 	Tries     int
 	NextRunAt time.Time
@@ -105,7 +109,7 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 		if d.Action == ActionRedirect {
 			return Errorf(CodeRedirectAction, "deposit: its next_action is a redirect, which is never verified by transaction ID")
 		}
-		v, err = e.queueAttempt(ctx, tx, d, txID)
+		v, err = e.queueAttempt(ctx, tx, d, txID, "")
 		return err
 	})
 	if errors.Is(err, errTransactionIDTaken) {
@@ -125,7 +129,9 @@ func errTransactionIDUsed(txID string) error {
 }
 
 // queueAttempt applies the rules of a submission to a locked deposit.
-func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID string) (*Verification, error) {
+// payerPhone is the normalized number typed with the ID on a wallet
+// checkout, "" otherwise.
+func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID, payerPhone string) (*Verification, error) {
 	existing, err := tx.GetAttemptByTransactionID(ctx, d.Channel, txID)
 	switch {
 	case err == nil && existing.DepositID == d.ID:
@@ -150,7 +156,7 @@ func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID strin
 	}
 	a := &Attempt{
 		ID: NewID(PrefixAttempt, now), DepositID: d.ID, OrganizationID: d.OrganizationID,
-		Channel: d.Channel, TransactionID: txID, Status: AttemptProcessing,
+		Channel: d.Channel, TransactionID: txID, PayerPhone: payerPhone, Status: AttemptProcessing,
 		NextRunAt: now, CreatedAt: now, UpdatedAt: now,
 	}
 	if err := tx.CreateAttempt(ctx, a); errors.Is(err, ErrDuplicate) {
@@ -209,8 +215,10 @@ type verdict struct {
 // interface (ID, channel and operation, recipient, payer, completed status,
 // exact amount, window), in that order. It never adjusts the amount. An ID
 // the provider does not show fails, unless notFoundUntil is set (a
-// LateLearner's grace): it is retried until then.
-func judge(d *Deposit, txID string, t *ProviderTransaction, lookupErr error, notFoundUntil time.Time) verdict {
+// LateLearner's grace): it is retried until then. payer is the number the
+// payment must come from (payerOf); "" checks none, except for money sent
+// to a personal wallet, which only its sender's number proves.
+func judge(d *Deposit, payer, txID string, t *ProviderTransaction, lookupErr error, notFoundUntil time.Time) verdict {
 	switch {
 	case errors.Is(lookupErr, ErrTransactionNotFound) && !notFoundUntil.IsZero():
 		return verdict{AttemptDelayed, FailureTransactionNotFound, "the provider does not show the transaction yet", notFoundUntil}
@@ -226,7 +234,9 @@ func judge(d *Deposit, txID string, t *ProviderTransaction, lookupErr error, not
 		return verdict{status: AttemptFailed, code: FailureChannelMismatch, reason: "paid by " + t.Type + ", not " + expectedTransactionType(d)}
 	case d.RecipientPhone != "" && t.RecipientPhone != d.RecipientPhone:
 		return verdict{status: AttemptFailed, code: FailureRecipientMismatch, reason: "paid to another wallet"}
-	case d.PayerPhone != "" && t.PayerPhone != d.PayerPhone:
+	case payer == "" && d.Operation == OperationSendMoney:
+		return verdict{status: AttemptFailed, code: FailurePayerMismatch, reason: "no payer number to match the sender's"}
+	case payer != "" && t.PayerPhone != payer:
 		return verdict{status: AttemptFailed, code: FailurePayerMismatch, reason: "paid from another number"}
 	case t.Status == TransactionPending:
 		return verdict{status: AttemptDelayed, code: FailurePaymentNotCompleted, reason: "the payment is not completed yet"}
@@ -247,10 +257,23 @@ func judge(d *Deposit, txID string, t *ProviderTransaction, lookupErr error, not
 
 // expectedTransactionType is how the payer of a deposit must have paid.
 func expectedTransactionType(d *Deposit) string {
-	if d.Operation == OperationCashOut {
+	switch d.Operation {
+	case OperationCashOut:
 		return TransactionCashOut
+	case OperationSendMoney:
+		return TransactionSendMoney
 	}
 	return TransactionPayment
+}
+
+// payerOf is the number a deposit's payment must come from: the deposit's
+// payer phone (H2H), else the one typed with the attempt's ID on a wallet
+// checkout; "" for none. a may be nil.
+func payerOf(d *Deposit, a *Attempt) string {
+	if d.PayerPhone != "" || a == nil {
+		return d.PayerPhone
+	}
+	return a.PayerPhone
 }
 
 // ProcessAttempts claims the attempts that are due, checks each against the
@@ -370,7 +393,7 @@ func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
 	lookupCtx, cancel := context.WithTimeout(ctx, e.cfg.LookupTimeout)
 	t, lookupErr := e.provider.LookupTransaction(lookupCtx, LookupRequest{
 		OrganizationID: a.OrganizationID, Channel: a.Channel, TransactionID: a.TransactionID,
-		RecipientPhone: d.RecipientPhone,
+		RecipientPhone: d.RecipientPhone, PayerPhone: payerOf(d, a),
 	})
 	cancel()
 	if ctx.Err() != nil {
@@ -394,7 +417,7 @@ func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
 		if !cur.Running() || cur.LeaseOwner != e.workerID || !cur.LeasedUntil.Equal(a.LeasedUntil) {
 			return nil // another worker took it over after our lease ran out
 		}
-		return e.applyVerdict(ctx, tx, d, cur, judge(d, cur.TransactionID, t, lookupErr, e.notFoundUntil(cur)))
+		return e.applyVerdict(ctx, tx, d, cur, judge(d, payerOf(d, cur), cur.TransactionID, t, lookupErr, e.notFoundUntil(cur)))
 	})
 }
 

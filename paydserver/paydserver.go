@@ -136,7 +136,7 @@ func New(cfg Config) (*App, error) {
 		}
 		a.Sandbox, provider = sb, sb
 	case ProviderSMSInbox:
-		inbox, err := smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(cfg.Store), Silence: cfg.SMSSilence, NotFoundGrace: cfg.SMSGrace, Clock: cfg.Clock, Logger: cfg.Logger, Keyring: cfg.Keyring})
+		inbox, err := smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(cfg.Store), PublicURL: cfg.PublicURL, Silence: cfg.SMSSilence, NotFoundGrace: cfg.SMSGrace, Clock: cfg.Clock, Logger: cfg.Logger, Keyring: cfg.Keyring})
 		if err != nil {
 			return nil, err
 		}

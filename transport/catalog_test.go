@@ -37,8 +37,8 @@ func TestOpenAPIFollowsTheCatalog(t *testing.T) {
 		{"PaymentMethod", schema("PaymentMethod").Enum, engine.DepositMethods(engine.CheckoutRedirect)},
 		{"H2HPaymentMethod", schema("H2HPaymentMethod").Enum, engine.DepositMethods(engine.CheckoutH2H)},
 		{"WithdrawalPaymentMethod", schema("WithdrawalPaymentMethod").Enum, engine.PayoutMethods()},
-		{"DisplayInstructionsAction.channel", schema("DisplayInstructionsAction").Properties["channel"].Enum, engine.WalletChannels()},
-		{"DisplayInstructionsAction.operation", schema("DisplayInstructionsAction").Properties["operation"].Enum, engine.WalletOperations()},
+		{"DisplayInstructionsAction.channel", schema("DisplayInstructionsAction").Properties["channel"].Enum, engine.InstructionChannels()},
+		{"DisplayInstructionsAction.operation", schema("DisplayInstructionsAction").Properties["operation"].Enum, engine.InstructionOperations()},
 		{"SandboxPaymentRequest.channel", schema("SandboxPaymentRequest").Properties["channel"].Enum, engine.Channels()},
 	} {
 		sameSet := true
@@ -56,6 +56,29 @@ func TestOpenAPIFollowsTheCatalog(t *testing.T) {
 		}
 		if sameSet && !slices.Equal(c.got, c.want) {
 			t.Errorf("%s: the document's order %v is not the catalog's %v", c.where, c.got, c.want)
+		}
+	}
+
+	// payd's own methods are marked as its extensions, after the
+	// interface's, which stay as the interface defines them.
+	interfaceRedirect := []string{"bkash", "nagad", "upi", "upay", "bank", "bkash_agent", "nagad_agent", "upay_agent",
+		"bkash_merchant", "nagad_merchant", "upay_merchant", "bangla_qr_merchant"}
+	var extensions []string
+	for _, m := range engine.Methods() {
+		if m.Extension {
+			extensions = append(extensions, m.Name)
+		}
+	}
+	methods := schema("PaymentMethod")
+	if got := methods.Enum[:min(len(interfaceRedirect), len(methods.Enum))]; !slices.Equal(got, interfaceRedirect) {
+		t.Errorf("PaymentMethod: the document's enum begins %v, not the interface's %v", got, interfaceRedirect)
+	}
+	if got := methods.Enum[min(len(interfaceRedirect), len(methods.Enum)):]; !slices.Equal(got, extensions) || !slices.Equal(methods.Extensions, extensions) {
+		t.Errorf("PaymentMethod: extensions %v marked %v, want the catalog's %v", got, methods.Extensions, extensions)
+	}
+	for _, e := range extensions {
+		if !strings.Contains(methods.Description, "`"+e+"`") || !strings.Contains(methods.Description, "extension") {
+			t.Errorf("PaymentMethod: the description does not say %s is an extension", e)
 		}
 	}
 
@@ -100,6 +123,7 @@ func TestOpenAPIFollowsTheCatalog(t *testing.T) {
 type schemaDoc struct {
 	Description string               `json:"description"`
 	Enum        []string             `json:"enum"`
+	Extensions  []string             `json:"x-payd-extension-values"`
 	Properties  map[string]schemaDoc `json:"properties"`
 }
 

@@ -76,6 +76,10 @@ type checkoutView struct {
 	AttemptsRemaining, MaxAttempts int
 	LastFailure                    string
 	TxID                           string
+	// AskPayer: a wallet checkout whose payer types the number they sent
+	// from (the deposit has none of its own); Payer is what they typed.
+	AskPayer bool
+	Payer    string
 
 	Sandbox    bool
 	PayerPhone string
@@ -114,6 +118,7 @@ type pageMessage struct {
 	notice string
 	err    *engine.Error
 	txID   string
+	payer  string
 }
 
 func (s *server) renderCheckout(w http.ResponseWriter, r *http.Request, status int, msg pageMessage) error {
@@ -178,7 +183,9 @@ func (s *server) fillCheckout(v *checkoutView, d *engine.Deposit, msg pageMessag
 	v.ChannelClass = "ch-" + d.Channel
 	v.Status = d.Status
 	v.StatusText = translate(lang, "st_"+d.Status)
-	v.Instructions = d.Action == engine.ActionDisplayInstructions
+	// A wallet checkout (a personal wallet the payer sends money to) shows
+	// its recipient as display_instructions do.
+	v.Instructions = d.Action == engine.ActionDisplayInstructions || d.WalletCheckout()
 	v.Sandbox = s.sandbox != nil
 	v.PayerPhone = d.PayerPhone
 	v.TxID = msg.txID
@@ -186,6 +193,10 @@ func (s *server) fillCheckout(v *checkoutView, d *engine.Deposit, msg pageMessag
 		v.OperationName = translate(lang, "op_"+d.Operation)
 		v.RecipientPhone, v.RecipientName = d.RecipientPhone, d.RecipientName
 		v.AttemptsRemaining = d.AttemptsRemaining()
+		if d.WalletCheckout() {
+			v.AttemptsRemaining = engine.MaxAttempts - d.AttemptsUsed
+			v.AskPayer, v.Payer = d.PayerPhone == "", msg.payer
+		}
 		if d.QRPayload != "" {
 			svg, err := qrSVG(d.QRPayload)
 			if err != nil {
@@ -195,7 +206,11 @@ func (s *server) fillCheckout(v *checkoutView, d *engine.Deposit, msg pageMessag
 		}
 	}
 	if d.FailureCode != "" && d.Status != engine.StatusSucceeded {
-		v.LastFailure = translate(lang, "last_failure", translate(lang, "fc_"+d.FailureCode))
+		failure := "fc_" + d.FailureCode
+		if v.AskPayer && d.FailureCode == engine.FailurePayerMismatch {
+			failure = "fc_payer_mismatch_typed"
+		}
+		v.LastFailure = translate(lang, "last_failure", translate(lang, failure))
 	}
 
 	v.Open = d.Status == engine.StatusPending && d.Actionable(now)
@@ -273,7 +288,7 @@ func checkoutErrorText(lang string, e *engine.Error) string {
 	case engine.CodeAttemptLimitReached:
 		return translate(lang, "err_attempt_limit_reached", engine.MaxAttempts)
 	case engine.CodeInvalidRequest:
-		if strings.HasPrefix(e.Message, "provider_transaction_id:") {
+		if strings.HasPrefix(e.Message, "provider_transaction_id:") || strings.HasPrefix(e.Message, "transaction_id:") {
 			return translate(lang, "err_invalid_txid")
 		}
 		return translate(lang, "err_invalid_request", e.Message)
@@ -289,23 +304,37 @@ func newNonce() string {
 
 // checkoutVerify serves POST /checkout/{token}/verify: the transaction ID
 // the payer typed for a display_instructions deposit, submitted through
-// the same rules and attempts as POST /v1/deposits/{id}/verify.
+// the same rules and attempts as POST /v1/deposits/{id}/verify; or, on a
+// wallet checkout, the number they sent money from and the ID of the send.
 func (s *server) checkoutVerify(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
 	if err := parseCheckoutForm(w, r); err != nil {
 		return err
 	}
 	txID := r.PostForm.Get("transaction_id")
-	if _, err := s.depositByToken(r.Context(), token); err != nil {
+	d, err := s.depositByToken(r.Context(), token)
+	if err != nil {
 		return s.afterCheckoutAction(w, r, err, pageMessage{})
 	}
-	_, err := s.engine.SubmitTransactionIDByToken(r.Context(), token, txID)
 	msg := pageMessage{}
+	if d.WalletCheckout() {
+		payer := strings.TrimSpace(r.PostForm.Get("payer_phone"))
+		_, err = s.engine.SubmitWalletCheckout(r.Context(), engine.WalletCheckoutParams{Token: token, PayerPhone: payer, TransactionID: txID})
+		if err != nil && payerPattern.MatchString(payer) {
+			msg.payer = payer
+		}
+	} else {
+		_, err = s.engine.SubmitTransactionIDByToken(r.Context(), token, txID)
+	}
 	if err != nil && prefillPattern.MatchString(strings.TrimSpace(txID)) {
 		msg.txID = strings.ToUpper(strings.TrimSpace(txID))
 	}
 	return s.afterCheckoutAction(w, r, err, msg)
 }
+
+// payerPattern is what a typed payer number may look like to be put back
+// into the form after a refusal.
+var payerPattern = regexp.MustCompile(`^\+?[0-9]{11,13}$`)
 
 // checkoutPay serves POST /checkout/{token}/pay in sandbox mode, where the
 // tester plays the payer. For a redirect action it records the payment the

@@ -35,6 +35,9 @@ var checkoutText = map[string]map[string]string{
 		"step1":                "Open your %s app and choose %s.",
 		"step2":                "Send exactly %s BDT to %s.",
 		"step3":                "Enter the transaction ID (TrxID) from the confirmation message below.",
+		"step3_payer":          "Enter the number you sent from and the transaction ID (TrxID) from the confirmation message below.",
+		"payer_label":          "Your %s number",
+		"payer_hint":           "The number you sent the money from: 01XXXXXXXXX.",
 		"txid_label":           "Transaction ID",
 		"txid_hint":            "3 to 64 characters, as your wallet's confirmation message shows it.",
 		"submit":               "Verify payment",
@@ -73,11 +76,13 @@ var checkoutText = map[string]map[string]string{
 
 		"op_cash_out":     "Cash Out",
 		"op_make_payment": "Make Payment",
+		"op_send_money":   "Send Money",
 
 		"fc_transaction_not_found":  "no payment with this transaction ID was found",
 		"fc_channel_mismatch":       "the payment was made with another service or of another type",
 		"fc_recipient_mismatch":     "the payment went to another number",
 		"fc_payer_mismatch":         "the payment was made from another number than the one given to the merchant",
+		"fc_payer_mismatch_typed":   "the payment was made from another number than the one you entered",
 		"fc_amount_mismatch":        "the amount paid is not exactly the amount due",
 		"fc_payment_not_completed":  "the payment was not completed",
 		"fc_outside_payment_window": "the payment was made outside the payment window",
@@ -109,6 +114,9 @@ var checkoutText = map[string]map[string]string{
 		"step1":                "আপনার %s অ্যাপ খুলে %s বেছে নিন।",
 		"step2":                "%[2]s নম্বরে ঠিক %[1]s টাকা পাঠান।",
 		"step3":                "নিশ্চিতকরণ বার্তার ট্রানজ্যাকশন আইডি (TrxID) নিচে লিখুন।",
+		"step3_payer":          "যে নম্বর থেকে পাঠিয়েছেন সেটি এবং নিশ্চিতকরণ বার্তার ট্রানজ্যাকশন আইডি (TrxID) নিচে লিখুন।",
+		"payer_label":          "আপনার %s নম্বর",
+		"payer_hint":           "যে নম্বর থেকে টাকা পাঠিয়েছেন: 01XXXXXXXXX।",
 		"txid_label":           "ট্রানজ্যাকশন আইডি",
 		"txid_hint":            "আপনার ওয়ালেটের নিশ্চিতকরণ বার্তায় যেমন আছে, ৩ থেকে ৬৪ অক্ষর।",
 		"submit":               "পেমেন্ট যাচাই করুন",
@@ -147,11 +155,13 @@ var checkoutText = map[string]map[string]string{
 
 		"op_cash_out":     "ক্যাশ আউট",
 		"op_make_payment": "পেমেন্ট",
+		"op_send_money":   "সেন্ড মানি",
 
 		"fc_transaction_not_found":  "এই ট্রানজ্যাকশন আইডির কোনো পেমেন্ট পাওয়া যায়নি",
 		"fc_channel_mismatch":       "পেমেন্টটি অন্য সেবা বা অন্য ধরনে করা হয়েছে",
 		"fc_recipient_mismatch":     "পেমেন্টটি অন্য নম্বরে গেছে",
 		"fc_payer_mismatch":         "বিক্রেতাকে দেওয়া নম্বর ছাড়া অন্য নম্বর থেকে পেমেন্ট করা হয়েছে",
+		"fc_payer_mismatch_typed":   "আপনার দেওয়া নম্বর ছাড়া অন্য নম্বর থেকে পেমেন্ট করা হয়েছে",
 		"fc_amount_mismatch":        "পরিশোধিত পরিমাণ পাওনা পরিমাণের সমান নয়",
 		"fc_payment_not_completed":  "পেমেন্টটি সম্পন্ন হয়নি",
 		"fc_outside_payment_window": "পেমেন্টটি নির্ধারিত সময়ের বাইরে করা হয়েছে",
@@ -171,8 +181,8 @@ var checkoutText = map[string]map[string]string{
 
 // channelNames are the wallets' own names for themselves.
 var channelNames = map[string]map[string]string{
-	langEnglish: {"bkash": "bKash", "nagad": "Nagad", "upay": "Upay", "upi": "UPI", "bank": "Bank", "bangla_qr": "Bangla QR"},
-	langBangla:  {"bkash": "বিকাশ", "nagad": "নগদ", "upay": "উপায়", "upi": "UPI", "bank": "ব্যাংক", "bangla_qr": "বাংলা কিউআর"},
+	langEnglish: {"bkash": "bKash", "nagad": "Nagad", "upay": "Upay", "upi": "UPI", "bank": "Bank", "bangla_qr": "Bangla QR", "rocket": "Rocket"},
+	langBangla:  {"bkash": "বিকাশ", "nagad": "নগদ", "upay": "উপায়", "upi": "UPI", "bank": "ব্যাংক", "bangla_qr": "বাংলা কিউআর", "rocket": "রকেট"},
 }
 
 // translate formats the message key in lang, falling back to English and

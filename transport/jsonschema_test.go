@@ -22,7 +22,10 @@ import (
 // ignored, so the document cannot say more than the test checks.
 
 // schemaAnnotations are keywords that describe and do not constrain.
-var schemaAnnotations = map[string]bool{"description": true, "examples": true, "title": true}
+var schemaAnnotations = map[string]bool{"description": true, "examples": true, "title": true,
+	// payd's mark of its extension values of an enum (an OpenAPI
+	// specification extension): documentation, not a constraint.
+	"x-payd-extension-values": true}
 
 type schemaValidator struct {
 	doc      map[string]any // the whole OpenAPI document, for $ref

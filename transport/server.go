@@ -26,6 +26,7 @@ type Engine interface {
 	SubmitTransactionID(ctx context.Context, p engine.VerifyParams) (*engine.Verification, error)
 	SubmitCheckoutPayment(ctx context.Context, token, transactionID string) (*engine.Verification, error)
 	SubmitTransactionIDByToken(ctx context.Context, token, transactionID string) (*engine.Verification, error)
+	SubmitWalletCheckout(ctx context.Context, p engine.WalletCheckoutParams) (*engine.Verification, error)
 	CancelCheckout(ctx context.Context, token string) (*engine.Deposit, error)
 	CreateWithdrawal(ctx context.Context, p engine.CreateWithdrawalParams) (*engine.Withdrawal, error)
 	GetWithdrawal(ctx context.Context, orgID, id string) (*engine.Withdrawal, error)

@@ -57,7 +57,7 @@ func walletAdd(fs *flag.FlagSet) func(context.Context, *engine.Engine) (any, err
 	var p engine.AddWalletParams
 	fs.StringVar(&p.OrganizationID, "org", "", "organization ID")
 	fs.StringVar(&p.Channel, "channel", "", engine.OneOf(engine.WalletChannels()))
-	fs.StringVar(&p.Operation, "operation", "", engine.OneOf(engine.WalletOperations())+": cash_out for an agent wallet, make_payment for a merchant wallet")
+	fs.StringVar(&p.Operation, "operation", "", engine.OneOf(engine.WalletOperations())+": cash_out for an agent wallet, make_payment for a merchant wallet, send_money for a personal wallet (serves the hosted checkout of plain bkash, nagad and rocket deposits; SMS inbox)")
 	fs.StringVar(&p.Phone, "phone", "", "the wallet's Bangladesh mobile number")
 	fs.StringVar(&p.Name, "name", "", "name shown to payers")
 	fs.StringVar(&p.QRPayload, "qr-payload", "", "QR payload shown to payers (optional)")

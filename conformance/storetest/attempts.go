@@ -14,7 +14,8 @@ func testAttemptRoundTrip(t *testing.T, s Store) {
 	a := newAttempt("att_1", "dep_1", "org_1", engine.ChannelBkash, "TRX1")
 	b := &engine.Attempt{
 		ID: "att_2", DepositID: "dep_1", OrganizationID: "org_1", Channel: engine.ChannelNagad, TransactionID: "TRX2",
-		Status: engine.AttemptDelayed, FailureCode: engine.FailureTransactionNotFound, Tries: 3,
+		PayerPhone: "01712345678", // typed on a wallet checkout
+		Status:     engine.AttemptDelayed, FailureCode: engine.FailureTransactionNotFound, Tries: 3,
 		NextRunAt: base.Add(time.Minute), LeaseOwner: "worker-1", LeasedUntil: base.Add(30 * time.Second),
 		CreatedAt: base.Add(time.Microsecond), UpdatedAt: base.Add(time.Second),
 	}

@@ -33,6 +33,7 @@ package smsinbox
 import (
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -75,6 +76,11 @@ type Config struct {
 	// accepted SMS proves yet waits for one before its attempt fails
 	// transaction_not_found; default DefaultNotFoundGrace.
 	NotFoundGrace time.Duration
+	// PublicURL is where payers reach payd's hosted checkout; with it, the
+	// methods personal wallets serve (bkash, nagad, rocket: the catalog's
+	// CheckoutOperation) are paid by Send Money on that page. Without it,
+	// redirect deposits are method_unavailable.
+	PublicURL string
 	// Clock defaults to the wall clock.
 	Clock  clock.Clock
 	Logger *slog.Logger
@@ -85,13 +91,14 @@ type Config struct {
 
 // Provider is the SMS inbox implementation of engine.Provider.
 type Provider struct {
-	store   Store
-	silence time.Duration
-	grace   time.Duration
-	clock   clock.Clock
-	logger  *slog.Logger
-	engine  *engine.Engine
-	keyring *engine.Keyring
+	store     Store
+	publicURL string
+	silence   time.Duration
+	grace     time.Duration
+	clock     clock.Clock
+	logger    *slog.Logger
+	engine    *engine.Engine
+	keyring   *engine.Keyring
 }
 
 var _ engine.Provider = (*Provider)(nil)
@@ -114,7 +121,7 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Provider{store: cfg.Store, silence: cfg.Silence, grace: cfg.NotFoundGrace, clock: cfg.Clock, logger: cfg.Logger,
+	return &Provider{store: cfg.Store, publicURL: strings.TrimRight(cfg.PublicURL, "/"), silence: cfg.Silence, grace: cfg.NotFoundGrace, clock: cfg.Clock, logger: cfg.Logger,
 		keyring: cfg.Keyring}, nil
 }
 

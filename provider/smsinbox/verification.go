@@ -2,15 +2,24 @@ package smsinbox
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/provider/smsinbox/smsparse"
 )
 
-// StartCheckout refuses: an SMS inbox has no hosted checkout.
-func (p *Provider) StartCheckout(context.Context, engine.CheckoutRequest) (*engine.Checkout, error) {
-	return nil, engine.ErrMethodUnavailable
+// StartCheckout opens payd's own hosted checkout, paid by Send Money into
+// a personal wallet of the organization, for a method personal wallets
+// serve (engine.Method.CheckoutOperation); the engine draws the wallet.
+// Any other method has no checkout here: an SMS inbox has no provider's
+// page to send the payer to.
+func (p *Provider) StartCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
+	m, ok := engine.LookupMethod(req.PaymentMethod)
+	if !ok || m.CheckoutOperation == "" || p.publicURL == "" {
+		return nil, engine.ErrMethodUnavailable
+	}
+	return &engine.Checkout{URL: p.publicURL + "/checkout/" + req.Token, Operation: m.CheckoutOperation}, nil
 }
 
 // transactionTypes are the payer's operations the credits prove.
@@ -46,7 +55,7 @@ func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupReque
 			t = &engine.ProviderTransaction{
 				Channel: m.Channel, TransactionID: m.Parsed.TransactionID, Type: typ,
 				Status: engine.TransactionCompleted, Amount: m.Parsed.Amount, Currency: engine.Currency,
-				PayerPhone: m.Parsed.Counterparty, RecipientPhone: w.Phone,
+				PayerPhone: payerShown(m, req.PayerPhone), RecipientPhone: w.Phone,
 				CompletedAt: m.Parsed.Time.UTC(), TimePrecision: time.Minute,
 			}
 			return nil
@@ -54,4 +63,26 @@ func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupReque
 		return engine.ErrTransactionNotFound
 	})
 	return t, err
+}
+
+// payerShown is the payer number a message proves: its counterparty; or,
+// for a Rocket message that prints the payer's account masked ("***946"),
+// claimed when the digits it shows end the claimed number's Rocket
+// account (the 11-digit number and one check digit, which is not
+// checked), and "" otherwise. A mask proves only the digits it shows: the
+// transaction ID, the exact amount and the balance chain carry the rest of
+// the proof. The account is not stored: it is read again from the text.
+func payerShown(m *SMS, claimed string) string {
+	if m.Parsed.Counterparty != "" || m.Channel != smsparse.ChannelRocket || claimed == "" {
+		return m.Parsed.Counterparty
+	}
+	again, err := smsparse.Parse(m.Sender, m.Body)
+	if err != nil || again.TransactionID != m.Parsed.TransactionID {
+		return ""
+	}
+	digits := strings.TrimLeft(again.Account, "*")
+	if len(digits) < 2 || len(digits) == len(again.Account) || !strings.HasSuffix(claimed, digits[:len(digits)-1]) {
+		return ""
+	}
+	return claimed
 }

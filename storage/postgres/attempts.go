@@ -39,7 +39,7 @@ func scanAttempt(row scanner) (*engine.Attempt, error) {
 	var a engine.Attempt
 	err := row.Scan(&a.ID, &a.DepositID, &a.OrganizationID, &a.Channel, &a.TransactionID, &a.Status, &a.FailureCode,
 		&a.Tries, timeCol{&a.NextRunAt}, &a.LeaseOwner, timeCol{&a.LeasedUntil},
-		timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt})
+		timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt}, &a.PayerPhone)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -51,10 +51,10 @@ func scanAttempt(row scanner) (*engine.Attempt, error) {
 // processes race (the second insert waits for the first transaction and
 // finds the row once it commits).
 func (t *tx) CreateAttempt(ctx context.Context, a *engine.Attempt) error {
-	return t.insert(ctx, "attempt "+a.ID, `INSERT INTO attempts (`+attemptColumns+`) VALUES (`+params(13)+`)`,
+	return t.insert(ctx, "attempt "+a.ID, `INSERT INTO attempts (`+attemptColumns+`) VALUES (`+params(14)+`)`,
 		a.ID, a.DepositID, a.OrganizationID, a.Channel, a.TransactionID, a.Status, a.FailureCode,
 		a.Tries, a.NextRunAt, a.LeaseOwner, zeroNull(a.LeasedUntil),
-		a.CreatedAt, a.UpdatedAt)
+		a.CreatedAt, a.UpdatedAt, a.PayerPhone)
 }
 
 func (t *tx) GetAttempt(ctx context.Context, id string) (*engine.Attempt, error) {

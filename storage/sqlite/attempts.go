@@ -33,7 +33,7 @@ func scanAttempt(row scanner) (*engine.Attempt, error) {
 	var a engine.Attempt
 	err := row.Scan(&a.ID, &a.DepositID, &a.OrganizationID, &a.Channel, &a.TransactionID, &a.Status, &a.FailureCode,
 		&a.Tries, timeCol{&a.NextRunAt}, &a.LeaseOwner, epochTimeCol{&a.LeasedUntil},
-		timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt})
+		timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt}, &a.PayerPhone)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -44,10 +44,10 @@ func scanAttempt(row scanner) (*engine.Attempt, error) {
 // it is what keeps one payment from paying two deposits, even when two
 // processes race.
 func (t *tx) CreateAttempt(ctx context.Context, a *engine.Attempt) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`) VALUES (`+placeholders(13)+`)`,
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`) VALUES (`+placeholders(14)+`)`,
 		a.ID, a.DepositID, a.OrganizationID, a.Channel, a.TransactionID, a.Status, a.FailureCode,
 		a.Tries, micros(a.NextRunAt), a.LeaseOwner, epochMicros(a.LeasedUntil),
-		micros(a.CreatedAt), micros(a.UpdatedAt))
+		micros(a.CreatedAt), micros(a.UpdatedAt), a.PayerPhone)
 	return interpretError(err)
 }
 

@@ -20,7 +20,7 @@ const (
 	ApiKeyColumns = `id, organization_id, hash, hint, signing_secret,
 	previous_signing_secret, previous_secret_expires_at, created_at, expires_at`
 	AttemptColumns = `id, deposit_id, organization_id, channel, transaction_id, status, failure_code,
-	tries, next_run_at, lease_owner, leased_until, created_at, updated_at`
+	tries, next_run_at, lease_owner, leased_until, created_at, updated_at, payer_phone`
 	AuditColumns           = `id, actor, action, organization_id, subject, details, created_at`
 	DeliveryAttemptColumns = `delivery_id, attempted_at, status_code, error, duration_ns`
 	DeliveryColumns        = `id, event_id, endpoint_id, organization_id, status, attempts, next_attempt_at,
