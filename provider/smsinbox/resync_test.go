@@ -52,7 +52,9 @@ func (f *fixture) wantNotProven(ms []*smsinbox.SMS) {
 // ResyncAfter of them are held and the chain has been quiet for
 // ResyncQuiet, the chain moves over the gap by itself, recorded, audited
 // and counted; the next message continues it as usual.
-func TestChainResyncsOverAMissedMessage(t *testing.T) { onBothStores(t, testChainResyncsOverAMissedMessage) }
+func TestChainResyncsOverAMissedMessage(t *testing.T) {
+	onBothStores(t, testChainResyncsOverAMissedMessage)
+}
 
 func testChainResyncsOverAMissedMessage(t *testing.T, f *fixture) {
 	f.anchor("10000")
@@ -145,7 +147,9 @@ func TestResyncSettings(t *testing.T) {
 // forgeries from a made-up balance. The phone's next real message, inside
 // the quiet window, continues the real chain: the forged run never counts,
 // nor does any run that continues it, however long and however patient.
-func TestForgedRunContradictedByALaterRealMessage(t *testing.T) { onBothStores(t, testForgedRunContradictedByALaterRealMessage) }
+func TestForgedRunContradictedByALaterRealMessage(t *testing.T) {
+	onBothStores(t, testForgedRunContradictedByALaterRealMessage)
+}
 
 func testForgedRunContradictedByALaterRealMessage(t *testing.T, f *fixture) {
 	f.anchor("10000")
@@ -189,7 +193,9 @@ func TestForgedRunOlderThanTheChainsHead(t *testing.T) {
 // Two runs held at once (a forger's beside the real one after a missed
 // message): neither counts, however long; the operator rejects the
 // forgeries, and the real run re-synchronizes the chain.
-func TestTwoRunsAreAmbiguousUntilTheOperatorRejects(t *testing.T) { onBothStores(t, testTwoRunsAreAmbiguousUntilTheOperatorRejects) }
+func TestTwoRunsAreAmbiguousUntilTheOperatorRejects(t *testing.T) {
+	onBothStores(t, testTwoRunsAreAmbiguousUntilTheOperatorRejects)
+}
 
 func testTwoRunsAreAmbiguousUntilTheOperatorRejects(t *testing.T, f *fixture) {
 	f.anchor("10000")
