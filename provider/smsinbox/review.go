@@ -134,7 +134,11 @@ func (p *Provider) moveForApproval(ctx context.Context, tx Tx, c *Chain, m *SMS,
 		}
 	}
 	if c.Balance.Valid && !follows(c.Balance.Decimal, m.Parsed) {
-		g, err := p.moveOverGap(ctx, tx, c, PreviousBalances(m.Parsed)[0], []*SMS{m}, actor, now)
+		to := m.Parsed.Balance.Sub(m.Parsed.Delta())
+		if prev := PreviousBalances(m.Parsed); len(prev) > 0 {
+			to = prev[0]
+		}
+		g, err := p.moveOverGap(ctx, tx, c, to, []*SMS{m}, actor, now)
 		if err != nil {
 			return false, err
 		}
