@@ -82,12 +82,15 @@ func (p *Provider) resync(ctx context.Context, tx Tx, c *Chain, s *Settings, now
 	if s.ResyncAfter <= 0 || !c.Balance.Valid {
 		return nil, nil
 	}
+	// The quiet window first, from the oldest message alone: a run that
+	// must still wait costs one row.
+	oldest, err := tx.ListHeldSMSSince(ctx, c.WalletID, c.UpdatedAt, 1)
+	if err != nil || len(oldest) == 0 || now.Sub(oldest[0].CreatedAt) < s.ResyncQuiet {
+		return nil, err
+	}
 	held, err := tx.ListHeldSMSSince(ctx, c.WalletID, c.UpdatedAt, maxResyncRun+1)
 	if err != nil || len(held) < s.ResyncAfter || len(held) > maxResyncRun {
 		return nil, err
-	}
-	if now.Sub(held[0].CreatedAt) < s.ResyncQuiet {
-		return nil, nil
 	}
 	run := consistentRun(held, c.DeviceID)
 	if run == nil {
