@@ -2,6 +2,7 @@ package smsinbox_test
 
 import (
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -206,5 +207,70 @@ func testPasteSMS(t *testing.T, f *fixture) {
 	forged := cashOut("100.00", "99,999.00", "TRX0000009", t0.Add(5*time.Minute))
 	if h, err := f.inbox.PasteSMS(ops, smsinbox.PasteParams{OrganizationID: f.org, WalletID: f.wallet.ID, Sender: "bKash", Text: forged.Body}); err != nil || h.Status != smsinbox.StatusHeld {
 		t.Fatalf("paste a text that does not follow: %+v %v", h, err)
+	}
+}
+
+// Operators racing: many approvals of one held message, many pastes of one
+// text, and the device forwarding that text, at once, with real goroutines
+// on both stores: one approval audited, one message for the text (at most
+// one paste audited), and every paste answered with that message.
+func TestReviewConcurrently(t *testing.T) { onBothStores(t, testReviewConcurrently) }
+
+func testReviewConcurrently(t *testing.T, f *fixture) {
+	ops := engine.WithActor(f.ctx, "ops")
+	f.clock.Add(time.Minute)
+	held := f.ingest(cashOut("100.00", "99,999.00", "TRX0000009", t0.Add(5*time.Minute)))
+	missed := cashOut("500.00", "10,500.00", "TRX0000001", t0)
+	params := smsinbox.PasteParams{OrganizationID: f.org, WalletID: f.wallet.ID, Sender: missed.Sender, Text: missed.Body}
+	f.clock.Add(time.Second)
+	var wg sync.WaitGroup
+	pasted := make([]string, 8)
+	for i := range 8 {
+		wg.Go(func() {
+			if m, err := f.inbox.ApproveSMS(ops, f.org, held.ID, "seen on the phone"); err != nil || m.Status != smsinbox.StatusAccepted {
+				t.Errorf("approve: %+v %v", m, err)
+			}
+		})
+		wg.Go(func() {
+			m, err := f.inbox.PasteSMS(ops, params)
+			if err != nil {
+				t.Errorf("paste: %v", err)
+				return
+			}
+			pasted[i] = m.ID
+		})
+		wg.Go(func() {
+			if _, _, err := f.inbox.Ingest(f.ctx, f.device, missed); err != nil {
+				t.Errorf("ingest: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if a := f.audits(held.ID); len(a) != 1 || a[0].Action != smsinbox.AuditSMSApprove {
+		t.Fatalf("approvals audited: %+v", a)
+	}
+	if _, err := f.lookup("TRX0000009"); err != nil {
+		t.Fatalf("the approved message proves nothing: %v", err)
+	}
+	for _, id := range pasted {
+		if id != pasted[0] {
+			t.Fatalf("pastes answered with different messages: %v", pasted)
+		}
+	}
+	if a := f.audits(pasted[0]); len(a) > 1 {
+		t.Fatalf("pastes audited: %+v", a)
+	}
+	all, err := f.inbox.ListSMS(f.ctx, smsinbox.ListSMSParams{OrganizationID: f.org})
+	if err != nil {
+		t.Fatal(err)
+	}
+	originals := 0
+	for _, m := range all {
+		if m.Parsed != nil && m.Parsed.TransactionID == "TRX0000001" && m.Status != smsinbox.StatusDuplicate {
+			originals++
+		}
+	}
+	if originals != 1 {
+		t.Fatalf("%d originals of the missed text", originals)
 	}
 }
