@@ -34,7 +34,8 @@ import (
 //   - the run is linear (no fork, no loop), from the chain's own device
 //     (or pasted by the operator), in time order, and its first message is
 //     not older than the message that set the chain's balance;
-//   - no message of the run carries a transaction ID another text proves.
+//   - no message of the run carries a transaction ID another text proves,
+//     or another message of the run carries.
 //
 // The gap is recorded (Gap, audited, counted on the chain, a warning), and
 // a payout a debit of the run matches always waits for the operator. What
@@ -114,7 +115,12 @@ func (p *Provider) resync(ctx context.Context, tx Tx, c *Chain, s *Settings, now
 			return nil, err
 		}
 	}
+	ids := map[string]bool{}
 	for _, m := range run {
+		if ids[m.Parsed.TransactionID] {
+			return nil, nil // two texts of one transaction: at most one is genuine
+		}
+		ids[m.Parsed.TransactionID] = true
 		if prover, err := provenBy(ctx, tx, m); err != nil || prover != "" {
 			return nil, err
 		}

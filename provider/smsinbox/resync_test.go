@@ -123,9 +123,9 @@ func TestResyncSettings(t *testing.T) {
 	ms := f.run("OFF", "20000", 6, t0, 5*time.Minute)
 	f.wantNotProven(ms)
 	f.settings(smsinbox.SettingsUpdate{ResyncAfter: ptr(8), ResyncQuiet: ptr(time.Minute)})
-	ms = append(ms, f.run("OFF", "20600", 1, t0.Add(6*time.Minute), time.Minute)...)
+	ms = append(ms, f.run("OFG", "20600", 1, t0.Add(6*time.Minute), time.Minute)...)
 	f.wantNotProven(ms) // 7 held
-	ms = append(ms, f.run("OFX", "20700", 1, t0.Add(7*time.Minute), time.Minute)...)
+	f.run("OFX", "20700", 1, t0.Add(7*time.Minute), time.Minute)
 	if len(f.gaps()) != 1 {
 		t.Fatalf("8 held messages did not re-synchronize the chain")
 	}
@@ -299,5 +299,19 @@ func TestRunBackwardsInTimeDoesNotResync(t *testing.T) {
 		ms = append(ms, f.ingest(cashOut("100.00", fmt.Sprintf("%d.00", 50100+100*i), fmt.Sprintf("BCK%07d", i), t0.Add(time.Duration(40-10*i)*time.Minute))))
 		f.clock.Add(6 * time.Minute)
 	}
+	f.wantNotProven(ms)
+}
+
+// Two messages of a run with one transaction ID (a forger's replay with
+// other text): accepting the run would prove the ID twice.
+func TestRunWithARepeatedTransactionIDDoesNotResync(t *testing.T) {
+	f := newFixture(t)
+	f.anchor("10000")
+	f.settings(smsinbox.SettingsUpdate{ResyncAfter: ptr(5)})
+	f.clock.Add(time.Minute)
+	ms := f.run("DUP", "50000", 3, t0, 6*time.Minute)
+	ms = append(ms, f.ingest(cashOut("100.00", "50,400.00", "DUP0000000", t0.Add(20*time.Minute))))
+	f.clock.Add(time.Hour)
+	ms = append(ms, f.ingest(cashOut("100.00", "50,500.00", "DUP0000009", t0.Add(30*time.Minute))))
 	f.wantNotProven(ms)
 }
