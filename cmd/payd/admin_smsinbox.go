@@ -90,7 +90,7 @@ func smsStats(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (any, 
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"organization_id": s.OrganizationID, "messages": s.Total, "wallets": s.Wallets}, nil
+		return map[string]any{"organization_id": s.OrganizationID, "messages": s.Total, "wallets": s.Wallets, "gaps": s.Gaps}, nil
 	}
 }
 
@@ -101,9 +101,13 @@ func smsSettings(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (an
 	fs.Var(&confirm, "payout-sms-confirm", "true: a payout that a proven SMS matches waits for payd admin payout confirm (the default); false: the SMS completes it")
 	heldMax := fs.Int("held-max", 0, "held messages kept per wallet; beyond it the oldest expire (default 1000)")
 	fs.Var(&heldMaxAge, "held-max-age", "how long a message stays held before it expires, e.g. 24h (the default)")
+	var resyncAfter optionalInt
+	var resyncQuiet optionalDuration
+	fs.Var(&resyncAfter, "resync-after", "held messages, consistent among themselves, after which a wallet's chain re-synchronizes over a gap (default 3; 0: never)")
+	fs.Var(&resyncQuiet, "resync-quiet", "how long the chain must have accepted nothing since the first of them, e.g. 10m (the default)")
 	return func(ctx context.Context, inbox *smsinbox.Provider) (any, error) {
 		var u smsinbox.SettingsUpdate
-		u.PayoutSMSConfirm, u.HeldMaxAge = confirm.v, heldMaxAge.v
+		u.PayoutSMSConfirm, u.HeldMaxAge, u.ResyncAfter, u.ResyncQuiet = confirm.v, heldMaxAge.v, resyncAfter.v, resyncQuiet.v
 		if *heldMax != 0 {
 			u.HeldMax = heldMax
 		}
@@ -120,6 +124,7 @@ func smsSettings(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (an
 		return map[string]any{
 			"organization_id": s.OrganizationID, "payout_sms_confirm": s.PayoutSMSConfirm,
 			"held_max": s.HeldMax, "held_max_age": s.HeldMaxAge.String(),
+			"resync_after": s.ResyncAfter, "resync_quiet": s.ResyncQuiet.String(),
 		}, nil
 	}
 }
@@ -128,7 +133,7 @@ func smsList(fs *flag.FlagSet) func(context.Context, *smsinbox.Provider) (any, e
 	var p smsinbox.ListSMSParams
 	fs.StringVar(&p.OrganizationID, "org", "", "organization ID")
 	fs.StringVar(&p.WalletID, "wallet", "", "only this wallet's messages")
-	fs.StringVar(&p.Status, "status", "", "only messages in this status: accepted, held, duplicate, conflict, expired, unparsed, untrusted_sender or no_wallet")
+	fs.StringVar(&p.Status, "status", "", "only messages in this status: accepted, held, duplicate, conflict, expired, rejected, unparsed, untrusted_sender or no_wallet")
 	fs.IntVar(&p.Limit, "limit", 50, "newest messages to show; 0 for all")
 	body := fs.Bool("body", false, "include each message's text")
 	return func(ctx context.Context, inbox *smsinbox.Provider) (any, error) {

@@ -7,7 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 )
+
+// Admin commands declared in files of their own join adminCommands here.
+func init() {
+	maps.Copy(adminCommands, smsReviewCommands)
+}
 
 // usage is what payd prints without a command, or with --help.
 const usage = `usage: payd <command> [flags]

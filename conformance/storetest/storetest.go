@@ -116,6 +116,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"Settings", testSMSSettings},
 			{"ListSMS", testListSMS},
 			{"ManualPayouts", testManualPayouts},
+			{"ChainReview", testSMSChainReview},
 		}},
 		{"Transactions", []test{
 			{"Commit", testCommit},

@@ -59,3 +59,39 @@ func BenchmarkIngestWithHeld(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIngestPastQuietWindow measures the worst case of the chain's
+// re-synchronization (issue 19): a held forgery in a wallet whose chain has
+// been quiet past resync_quiet with 0 or 99 messages held since, none of
+// them a run, so every ingest reads them all (at most 101, whatever the
+// history) and finds nothing to re-synchronize.
+//
+//	go test ./provider/smsinbox/ -run '^$' -bench IngestPastQuietWindow -benchtime 2000x -count 3
+func BenchmarkIngestPastQuietWindow(b *testing.B) {
+	for _, held := range []int{0, 99} {
+		b.Run(fmt.Sprintf("held=%d", held), func(b *testing.B) {
+			store, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "payd.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { store.Close() })
+			f := newFixtureOn(b, store, discardLogger)
+			f.settings(smsinbox.SettingsUpdate{HeldMax: ptr(100_000), HeldMaxAge: ptr(30 * 24 * time.Hour)})
+			f.anchor("1000000")
+			for i := range held {
+				// Two forgeries that follow the same balance: a fork, never a run.
+				f.ingest(cashOut("1.00", fmt.Sprintf("%d.00", 11+i%2), fmt.Sprintf("FRG%07d", i), t0))
+			}
+			f.clock.Add(time.Hour)
+			b.ResetTimer()
+			for i := range b.N {
+				f.clock.Add(time.Millisecond)
+				in := cashOut("1.00", fmt.Sprintf("%d.00", 500_000+2*i), fmt.Sprintf("FRH%07d", i), t0)
+				m, _, err := f.inbox.Ingest(f.ctx, f.device, in)
+				if err != nil || m.Status != smsinbox.StatusHeld {
+					b.Fatalf("ingest %d: %v %v", i, m, err)
+				}
+			}
+		})
+	}
+}

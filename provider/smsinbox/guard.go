@@ -35,6 +35,11 @@ const (
 	defaultHeldMax          = 1000
 	defaultHeldMaxAge       = 24 * time.Hour
 	defaultPayoutSMSConfirm = true
+	defaultResyncAfter      = 3
+	defaultResyncQuiet      = 10 * time.Minute
+	maxResyncAfter          = 50
+	minResyncQuiet          = time.Minute
+	maxResyncQuiet          = 24 * time.Hour
 )
 
 // DefaultSettings are an organization's settings until it changes them.
@@ -43,7 +48,10 @@ const (
 // balance chain would mark as sent money that never left), and the operator
 // who sent the payout by hand is there to confirm it.
 func DefaultSettings(orgID string) *Settings {
-	return &Settings{OrganizationID: orgID, PayoutSMSConfirm: defaultPayoutSMSConfirm, HeldMax: defaultHeldMax, HeldMaxAge: defaultHeldMaxAge}
+	return &Settings{
+		OrganizationID: orgID, PayoutSMSConfirm: defaultPayoutSMSConfirm, HeldMax: defaultHeldMax, HeldMaxAge: defaultHeldMaxAge,
+		ResyncAfter: defaultResyncAfter, ResyncQuiet: defaultResyncQuiet,
+	}
 }
 
 // settings returns an organization's settings, or the defaults.
@@ -74,6 +82,9 @@ type SettingsUpdate struct {
 	PayoutSMSConfirm *bool
 	HeldMax          *int
 	HeldMaxAge       *time.Duration
+	// ResyncAfter 0 turns the chain's re-synchronization off.
+	ResyncAfter *int
+	ResyncQuiet *time.Duration
 }
 
 // UpdateSettings changes an organization's inbox settings, audited.
@@ -83,6 +94,12 @@ func (p *Provider) UpdateSettings(ctx context.Context, orgID string, u SettingsU
 	}
 	if u.HeldMaxAge != nil && (*u.HeldMaxAge < minHeldMaxAge || *u.HeldMaxAge > maxHeldMaxAge) {
 		return nil, engine.Invalid("held_max_age", fmt.Sprintf("must be between %s and %s", minHeldMaxAge, maxHeldMaxAge))
+	}
+	if u.ResyncAfter != nil && (*u.ResyncAfter < 0 || *u.ResyncAfter > maxResyncAfter) {
+		return nil, engine.Invalid("resync_after", fmt.Sprintf("must be between 0 (never) and %d", maxResyncAfter))
+	}
+	if u.ResyncQuiet != nil && (*u.ResyncQuiet < minResyncQuiet || *u.ResyncQuiet > maxResyncQuiet) {
+		return nil, engine.Invalid("resync_quiet", fmt.Sprintf("must be between %s and %s", minResyncQuiet, maxResyncQuiet))
 	}
 	var s *Settings
 	err := p.store.InboxTx(ctx, func(ctx context.Context, tx Tx) error {
@@ -102,12 +119,19 @@ func (p *Provider) UpdateSettings(ctx context.Context, orgID string, u SettingsU
 		if u.HeldMaxAge != nil {
 			s.HeldMaxAge = *u.HeldMaxAge
 		}
+		if u.ResyncAfter != nil {
+			s.ResyncAfter = *u.ResyncAfter
+		}
+		if u.ResyncQuiet != nil {
+			s.ResyncQuiet = *u.ResyncQuiet
+		}
 		s.UpdatedAt = p.now()
 		if err := tx.PutSettings(ctx, s); err != nil {
 			return err
 		}
 		return p.audit(ctx, tx, AuditSettings, orgID, orgID, map[string]string{
 			"payout_sms_confirm": fmt.Sprint(s.PayoutSMSConfirm), "held_max": fmt.Sprint(s.HeldMax), "held_max_age": s.HeldMaxAge.String(),
+			"resync_after": fmt.Sprint(s.ResyncAfter), "resync_quiet": s.ResyncQuiet.String(),
 		})
 	})
 	return s, err
@@ -270,6 +294,9 @@ type Stats struct {
 	OrganizationID string
 	Total          map[string]int
 	Wallets        map[string]map[string]int
+	// Gaps is how many gaps each wallet's chain was moved over, from the
+	// count each chain keeps; wallets without any are omitted.
+	Gaps map[string]int
 }
 
 // alarmStatuses are the statuses an operator must look at.
@@ -277,10 +304,19 @@ var alarmStatuses = map[string]bool{StatusHeld: true, StatusConflict: true, Stat
 
 // Stats returns an organization's message counts.
 func (p *Provider) Stats(ctx context.Context, orgID string) (*Stats, error) {
-	s := &Stats{OrganizationID: orgID, Total: map[string]int{}, Wallets: map[string]map[string]int{}}
+	s := &Stats{OrganizationID: orgID, Total: map[string]int{}, Wallets: map[string]map[string]int{}, Gaps: map[string]int{}}
 	err := p.store.InboxReadTx(ctx, func(ctx context.Context, tx Tx) error {
 		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
 			return notFound(err, "organization")
+		}
+		chains, err := tx.ListChains(ctx, orgID, "")
+		if err != nil {
+			return err
+		}
+		for _, c := range chains {
+			if c.Gaps > 0 {
+				s.Gaps[c.WalletID] = c.Gaps
+			}
 		}
 		counts, err := tx.ListSMSCounts(ctx, orgID)
 		for _, c := range counts {

@@ -178,13 +178,13 @@ func (p *Provider) ingest(ctx context.Context, tx Tx, dev *Device, in Incoming, 
 	if _, _, err := record(StatusHeld, reason); err != nil {
 		return nil, nil, err
 	}
-	proven, err := p.extendChain(ctx, tx, chain, settings, now)
+	proven, err := p.fit(ctx, tx, chain, settings, now)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, pm := range proven {
 		if pm.ID == m.ID {
-			m.Status, m.Reason = pm.Status, pm.Reason
+			m.Status, m.Reason, m.GapID = pm.Status, pm.Reason, pm.GapID
 		}
 	}
 	if m.Status == StatusHeld {
@@ -364,7 +364,9 @@ func (p *Provider) settleSentPayouts(ctx context.Context, tx Tx, proven []*SMS, 
 		}
 		action := AuditPayoutComplete
 		mp.Reference, mp.SMSID = m.Parsed.TransactionID, m.ID
-		if s.PayoutSMSConfirm {
+		// A debit accepted by a re-synchronization over a gap never completes
+		// a payout alone: its run may be a patient forger's (resync.go).
+		if s.PayoutSMSConfirm || m.GapID != "" {
 			action, mp.Status = AuditPayoutMatch, PayoutMatched
 			p.logger.InfoContext(ctx, "sms inbox: a sent payment matches a queued payout; confirm it with payd admin payout confirm",
 				"organization", mp.OrganizationID, "withdrawal", mp.IdempotencyKey, "sms", m.ID)

@@ -267,12 +267,12 @@ func (t *sqlTx) ListDevices(ctx context.Context, organizationID string) ([]*Devi
 
 // Balance chains.
 
-const chainColumns = `wallet_id, organization_id, device_id, channel, balance, balance_message_id, updated_at, sim_slot`
+const chainColumns = `wallet_id, organization_id, device_id, channel, balance, balance_message_id, updated_at, sim_slot, gaps`
 
 func readChain(scan scanFunc) (*Chain, error) {
 	var c Chain
 	if err := scan(&c.WalletID, &c.OrganizationID, &c.DeviceID, &c.Channel,
-		&c.Balance, &c.BalanceMessageID, &c.UpdatedAt, &c.SIMSlot); err != nil {
+		&c.Balance, &c.BalanceMessageID, &c.UpdatedAt, &c.SIMSlot, &c.Gaps); err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -280,8 +280,8 @@ func readChain(scan scanFunc) (*Chain, error) {
 
 // CreateChain relies on the primary key (wallet_id) for ErrDuplicate.
 func (t *sqlTx) CreateChain(ctx context.Context, c *Chain) error {
-	return t.insert(ctx, "sms wallet "+c.WalletID, `INSERT INTO sms_wallets (`+chainColumns+`) VALUES (`+params(1, 8)+`)`,
-		c.WalletID, c.OrganizationID, c.DeviceID, c.Channel, c.Balance, c.BalanceMessageID, c.UpdatedAt, c.SIMSlot)
+	return t.insert(ctx, "sms wallet "+c.WalletID, `INSERT INTO sms_wallets (`+chainColumns+`) VALUES (`+params(1, 9)+`)`,
+		c.WalletID, c.OrganizationID, c.DeviceID, c.Channel, c.Balance, c.BalanceMessageID, c.UpdatedAt, c.SIMSlot, c.Gaps)
 }
 
 // LockChain: the messages of a wallet extend its balance chain one
@@ -294,7 +294,7 @@ func (t *sqlTx) LockChain(ctx context.Context, organizationID, walletID string) 
 
 func (t *sqlTx) UpdateChain(ctx context.Context, c *Chain) error {
 	return t.exec(ctx, `UPDATE sms_wallets SET device_id = $1, balance = $2, balance_message_id = $3, updated_at = $4,
-		sim_slot = $5 WHERE wallet_id = $6`, c.DeviceID, c.Balance, c.BalanceMessageID, c.UpdatedAt, c.SIMSlot, c.WalletID)
+		sim_slot = $5, gaps = $6 WHERE wallet_id = $7`, c.DeviceID, c.Balance, c.BalanceMessageID, c.UpdatedAt, c.SIMSlot, c.Gaps, c.WalletID)
 }
 
 func (t *sqlTx) ListChains(ctx context.Context, organizationID, deviceID string) ([]*Chain, error) {
@@ -323,7 +323,8 @@ func (t *sqlTx) SetWalletsLiveUntil(ctx context.Context, walletIDs []string, unt
 
 const smsColumns = `id, organization_id, device_id, wallet_id, sender, body, fingerprint, received_at,
 	status, reason, duplicate_of, channel, kind, credit, amount, fee, commission, counterparty,
-	transaction_id, occurred_at, balance, reference, created_at, updated_at, prev_balance, prev_balance_alt`
+	transaction_id, occurred_at, balance, reference, created_at, updated_at, prev_balance, prev_balance_alt,
+	pasted_by, reviewed_by, gap_id`
 
 // smsColumnsM is smsColumns of the alias m.
 var smsColumnsM = func() string {
@@ -344,7 +345,7 @@ func readSMS(scan scanFunc, extra ...any) (*SMS, error) {
 		&m.ReceivedAt, &m.Status, &m.Reason, &m.DuplicateOf, &m.Channel, &p.Kind, &p.Credit,
 		&amount, &fee, &commission, &p.Counterparty,
 		&p.TransactionID, &occurred, &balance, &p.Reference,
-		&m.CreatedAt, &m.UpdatedAt, &prev, &prevAlt}
+		&m.CreatedAt, &m.UpdatedAt, &prev, &prevAlt, &m.PastedBy, &m.ReviewedBy, &m.GapID}
 	if err := scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -400,17 +401,17 @@ func (t *sqlTx) CreateSMS(ctx context.Context, m *SMS) error {
 	if len(m.PrevBalances) > 1 {
 		prevAlt = decimal.NewNullDecimal(m.PrevBalances[1])
 	}
-	return t.insert(ctx, "sms "+m.ID, `INSERT INTO sms_messages (`+smsColumns+`) VALUES (`+params(1, 26)+`)`,
+	return t.insert(ctx, "sms "+m.ID, `INSERT INTO sms_messages (`+smsColumns+`) VALUES (`+params(1, 29)+`)`,
 		m.ID, m.OrganizationID, m.DeviceID, m.WalletID, m.Sender, m.Body, m.Fingerprint, m.ReceivedAt,
 		m.Status, m.Reason, m.DuplicateOf, m.Channel, p.Kind, p.Credit,
 		amount, fee, commission, p.Counterparty,
 		p.TransactionID, occurred, balance, p.Reference,
-		m.CreatedAt, m.UpdatedAt, prev, prevAlt)
+		m.CreatedAt, m.UpdatedAt, prev, prevAlt, m.PastedBy, m.ReviewedBy, m.GapID)
 }
 
 func (t *sqlTx) UpdateSMS(ctx context.Context, m *SMS) error {
-	return t.exec(ctx, `UPDATE sms_messages SET status = $1, reason = $2, updated_at = $3 WHERE id = $4`,
-		m.Status, m.Reason, m.UpdatedAt, m.ID)
+	return t.exec(ctx, `UPDATE sms_messages SET status = $1, reason = $2, updated_at = $3, reviewed_by = $4, gap_id = $5
+		WHERE id = $6`, m.Status, m.Reason, m.UpdatedAt, m.ReviewedBy, m.GapID, m.ID)
 }
 
 // The queries below spell the WHERE clauses of the partial indexes they
@@ -521,25 +522,29 @@ func (t *sqlTx) ListSMSCounts(ctx context.Context, organizationID string) ([]SMS
 
 func readSettings(scan scanFunc) (*Settings, error) {
 	var s Settings
-	var age int64
-	if err := scan(&s.OrganizationID, &s.PayoutSMSConfirm, &s.HeldMax, &age, &s.UpdatedAt); err != nil {
+	var age, quiet int64
+	if err := scan(&s.OrganizationID, &s.PayoutSMSConfirm, &s.HeldMax, &age, &s.UpdatedAt, &s.ResyncAfter, &quiet); err != nil {
 		return nil, err
 	}
 	s.HeldMaxAge = time.Duration(age) * time.Microsecond
+	s.ResyncQuiet = time.Duration(quiet) * time.Microsecond
 	return &s, nil
 }
 
 func (t *sqlTx) GetSettings(ctx context.Context, organizationID string) (*Settings, error) {
-	return queryOne(ctx, t, readSettings, `SELECT organization_id, payout_sms_confirm, held_max, held_max_age, updated_at
-		FROM sms_settings WHERE organization_id = $1`, organizationID)
+	return queryOne(ctx, t, readSettings, `SELECT organization_id, payout_sms_confirm, held_max, held_max_age, updated_at,
+		resync_after, resync_quiet FROM sms_settings WHERE organization_id = $1`, organizationID)
 }
 
 func (t *sqlTx) PutSettings(ctx context.Context, s *Settings) error {
 	_, err := t.sql.ExecSQL(ctx, `INSERT INTO sms_settings
-		(organization_id, payout_sms_confirm, held_max, held_max_age, updated_at) VALUES ($1, $2, $3, $4, $5)
+		(organization_id, payout_sms_confirm, held_max, held_max_age, updated_at, resync_after, resync_quiet)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (organization_id) DO UPDATE SET payout_sms_confirm = excluded.payout_sms_confirm,
-			held_max = excluded.held_max, held_max_age = excluded.held_max_age, updated_at = excluded.updated_at`,
-		s.OrganizationID, s.PayoutSMSConfirm, s.HeldMax, s.HeldMaxAge.Microseconds(), s.UpdatedAt)
+			held_max = excluded.held_max, held_max_age = excluded.held_max_age, updated_at = excluded.updated_at,
+			resync_after = excluded.resync_after, resync_quiet = excluded.resync_quiet`,
+		s.OrganizationID, s.PayoutSMSConfirm, s.HeldMax, s.HeldMaxAge.Microseconds(), s.UpdatedAt,
+		s.ResyncAfter, s.ResyncQuiet.Microseconds())
 	return err
 }
 
@@ -619,4 +624,60 @@ func (t *sqlTx) CountWaitingPayouts(ctx context.Context) (map[string]engine.Queu
 		return nil
 	})
 	return out, err
+}
+
+// The chain's self-healing and the operator's review.
+
+// GetSMS reads a message by its primary key, within its organization.
+func (t *sqlTx) GetSMS(ctx context.Context, organizationID, id string) (*SMS, error) {
+	return queryOne(ctx, t, readSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
+		WHERE id = $1 AND organization_id = $2`, id, organizationID)
+}
+
+// ListHeldSMSSince walks sms_messages_held_age.
+func (t *sqlTx) ListHeldSMSSince(ctx context.Context, walletID string, since time.Time, limit int) ([]*SMS, error) {
+	return queryList(ctx, t, readSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
+		WHERE wallet_id = $1 AND status = 'held' AND created_at > $2
+		ORDER BY created_at, id LIMIT $3`, walletID, since, limit)
+}
+
+// ListHeldSMSByBalance walks sms_messages_held_balance.
+func (t *sqlTx) ListHeldSMSByBalance(ctx context.Context, walletID string, balance decimal.Decimal, limit int) ([]*SMS, error) {
+	return queryList(ctx, t, readSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
+		WHERE wallet_id = $1 AND status = 'held' AND balance = $2
+		ORDER BY created_at, id LIMIT $3`, walletID, balance, limit)
+}
+
+const gapColumns = `id, organization_id, wallet_id, from_balance, from_message_id, to_balance, amount,
+	first_message_id, last_message_id, messages, actor, created_at`
+
+func readGap(scan scanFunc) (*Gap, error) {
+	var g Gap
+	if err := scan(&g.ID, &g.OrganizationID, &g.WalletID, &g.FromBalance, &g.FromMessageID, &g.ToBalance, &g.Amount,
+		&g.FirstMessageID, &g.LastMessageID, &g.Messages, &g.Actor, &g.CreatedAt); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+func (t *sqlTx) CreateGap(ctx context.Context, g *Gap) error {
+	return t.insert(ctx, "sms gap "+g.ID, `INSERT INTO sms_gaps (`+gapColumns+`) VALUES (`+params(1, 12)+`)`,
+		g.ID, g.OrganizationID, g.WalletID, g.FromBalance, g.FromMessageID, g.ToBalance, g.Amount,
+		g.FirstMessageID, g.LastMessageID, g.Messages, g.Actor, g.CreatedAt)
+}
+
+// ListGaps walks sms_gaps_organization.
+func (t *sqlTx) ListGaps(ctx context.Context, organizationID, walletID string, limit int) ([]*Gap, error) {
+	q := `SELECT ` + gapColumns + ` FROM sms_gaps WHERE organization_id = $1`
+	args := []any{organizationID}
+	if walletID != "" {
+		q += ` AND wallet_id = $2`
+		args = append(args, walletID)
+	}
+	lim := t.d.noLimit
+	if limit > 0 {
+		args = append(args, limit)
+		lim = "$" + strconv.Itoa(len(args))
+	}
+	return queryList(ctx, t, readGap, q+` ORDER BY created_at DESC, id DESC LIMIT `+lim, args...)
 }

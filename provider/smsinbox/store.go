@@ -48,7 +48,7 @@ type Tx interface {
 	// LockChain returns the chain of a wallet of organizationID, or
 	// engine.ErrNotFound.
 	LockChain(ctx context.Context, organizationID, walletID string) (*Chain, error)
-	// UpdateChain writes device, SIM slot, balance, balance message and
+	// UpdateChain writes device, SIM slot, balance, balance message, gaps and
 	// updated_at.
 	UpdateChain(ctx context.Context, c *Chain) error
 	// ListChains returns the chains a device proves, by wallet ID; or, with
@@ -62,7 +62,7 @@ type Tx interface {
 	// message whose status is not duplicate) with m's fingerprint exists in
 	// its organization.
 	CreateSMS(ctx context.Context, m *SMS) error
-	// UpdateSMS writes status, reason and updated_at.
+	// UpdateSMS writes status, reason, reviewed_by, gap_id and updated_at.
 	UpdateSMS(ctx context.Context, m *SMS) error
 	// GetSMSByFingerprint returns the original with that fingerprint, or
 	// engine.ErrNotFound.
@@ -115,6 +115,23 @@ type Tx interface {
 	// oldest of each, from the status index: it reads the waiting payouts,
 	// never the settled ones. A status none waits in is absent.
 	CountWaitingPayouts(ctx context.Context) (map[string]engine.Queue, error)
+
+	// The chain's self-healing and the operator's review (issue 19).
+
+	// GetSMS returns a message of organizationID, or engine.ErrNotFound.
+	GetSMS(ctx context.Context, organizationID, id string) (*SMS, error)
+	// ListHeldSMSSince returns up to limit of a wallet's held messages
+	// stored (CreatedAt) after since, oldest first: from an index, whatever
+	// was held before.
+	ListHeldSMSSince(ctx context.Context, walletID string, since time.Time, limit int) ([]*SMS, error)
+	// ListHeldSMSByBalance returns up to limit of a wallet's held messages
+	// whose balance is balance, from an index.
+	ListHeldSMSByBalance(ctx context.Context, walletID string, balance decimal.Decimal, limit int) ([]*SMS, error)
+	// CreateGap inserts g.
+	CreateGap(ctx context.Context, g *Gap) error
+	// ListGaps returns up to limit (0: all) of an organization's gaps,
+	// newest first; only walletID's unless it is "".
+	ListGaps(ctx context.Context, organizationID, walletID string, limit int) ([]*Gap, error)
 }
 
 // Device is a receiving phone whose forwarder app posts its SMS.
@@ -154,7 +171,33 @@ type Chain struct {
 	// BalanceMessageID is the message that set Balance; "" when the
 	// operator did.
 	BalanceMessageID string
-	UpdatedAt        time.Time
+	// Gaps is how many gaps the chain was moved over (Gap).
+	Gaps      int
+	UpdatedAt time.Time
+}
+
+// Gap is a break in a wallet's chain that it was moved over: by a run of
+// held messages consistent among themselves (re-synchronized, Actor
+// "smsinbox"), or by a message the operator approved that did not follow.
+// Amount is what the messages the phone missed (or payd could not read)
+// moved: ToBalance less FromBalance.
+type Gap struct {
+	ID             string
+	OrganizationID string
+	WalletID       string
+	FromBalance    decimal.Decimal
+	// FromMessageID is the message that had set FromBalance; "" when the
+	// operator anchored it.
+	FromMessageID string
+	// ToBalance is the balance the first message after the gap continues.
+	ToBalance      decimal.Decimal
+	Amount         decimal.Decimal
+	FirstMessageID string
+	LastMessageID  string
+	// Messages is how many messages the move accepted.
+	Messages  int
+	Actor     string
+	CreatedAt time.Time
 }
 
 // Statuses of an SMS.
@@ -180,6 +223,9 @@ const (
 	// was the oldest of more than HeldMax held messages of its wallet: it no
 	// longer continues a chain.
 	StatusExpired = "expired"
+	// StatusRejected: an operator rejected it (RejectSMS): it never proves
+	// anything.
+	StatusRejected = "rejected"
 )
 
 // SMSCount is how many messages of a wallet are in a status.
@@ -201,7 +247,13 @@ type Settings struct {
 	HeldMax int
 	// HeldMaxAge is how long a message stays held before it expires.
 	HeldMaxAge time.Duration
-	UpdatedAt  time.Time
+	// ResyncAfter is how many held messages, consistent among themselves,
+	// re-synchronize a chain over a gap; 0 never (see resync).
+	ResyncAfter int
+	// ResyncQuiet is how long the chain must have accepted nothing since
+	// the run's first message was stored before the run re-synchronizes it.
+	ResyncQuiet time.Duration
+	UpdatedAt   time.Time
 }
 
 // SMS is a message a device forwarded, with what payd made of it.
@@ -227,8 +279,15 @@ type SMS struct {
 	// PrevBalances are the chain balances the message continues
 	// (PreviousBalances of Parsed), at most two; nil when not parsed.
 	PrevBalances []decimal.Decimal
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// PastedBy is the operator who pasted the message (PasteSMS); "" for a
+	// device's.
+	PastedBy string
+	// ReviewedBy is the operator who approved or rejected it.
+	ReviewedBy string
+	// GapID is the gap whose re-synchronization accepted the message.
+	GapID     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 	// Match is the verification attempt of the message's transaction ID;
 	// set by ListSMS only, nil if no deposit claimed it.
 	Match *Match

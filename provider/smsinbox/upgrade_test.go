@@ -157,7 +157,10 @@ func oldRows() (org *engine.Organization, w *engine.Wallet, d *smsinbox.Device, 
 			Fingerprint: []byte{6, 5}, ReceivedAt: seen, Status: smsinbox.StatusUntrustedSender, Reason: "not a wallet sender",
 			CreatedAt: seen, UpdatedAt: seen},
 	}
-	s = &smsinbox.Settings{OrganizationID: org.ID, PayoutSMSConfirm: true, HeldMax: 7, HeldMaxAge: 90 * time.Minute, UpdatedAt: at}
+	// Migration 0013 gives an organization's stored settings the default
+	// re-synchronization.
+	s = &smsinbox.Settings{OrganizationID: org.ID, PayoutSMSConfirm: true, HeldMax: 7, HeldMaxAge: 90 * time.Minute, UpdatedAt: at,
+		ResyncAfter: 3, ResyncQuiet: 10 * time.Minute}
 	ps = []*smsinbox.ManualPayout{
 		{Payout: engine.Payout{IdempotencyKey: "wdr_1:1", Method: "bkash", Account: "01733333333", Amount: decimal.RequireFromString("250.75"),
 			Status: smsinbox.PayoutQueued, CreatedAt: at}, OrganizationID: org.ID},

@@ -25,7 +25,13 @@ type SMSView struct {
 	OccurredAt    *string    `json:"occurred_at"`
 	Balance       *string    `json:"balance"`
 	Match         *MatchView `json:"matched_to,omitempty"`
-	Body          string     `json:"body,omitempty"`
+	// PastedBy is the operator who pasted it; null for a device's.
+	PastedBy *string `json:"pasted_by"`
+	// ReviewedBy is the operator who approved or rejected it.
+	ReviewedBy *string `json:"reviewed_by"`
+	// GapID is the gap whose re-synchronization accepted it.
+	GapID *string `json:"gap_id"`
+	Body  string  `json:"body,omitempty"`
 }
 
 // MatchView is the verification attempt a message's transaction ID was
@@ -43,6 +49,7 @@ func NewSMSView(m *SMS, withBody bool) SMSView {
 		ID: m.ID, DeviceID: m.DeviceID, WalletID: opt(m.WalletID), Sender: m.Sender,
 		ReceivedAt: engine.FormatTime(m.ReceivedAt), Status: m.Status, Reason: opt(m.Reason),
 		DuplicateOf: opt(m.DuplicateOf), Channel: opt(m.Channel),
+		PastedBy: opt(m.PastedBy), ReviewedBy: opt(m.ReviewedBy), GapID: opt(m.GapID),
 	}
 	if p := m.Parsed; p != nil {
 		v.Kind, v.TransactionID, v.Counterparty = opt(p.Kind), opt(p.TransactionID), opt(p.Counterparty)
@@ -89,6 +96,8 @@ type WalletView struct {
 	Balance *string `json:"balance"`
 	// BalanceSetBy is the message that proved the balance, or "operator".
 	BalanceSetBy *string `json:"balance_set_by"`
+	// Gaps is how many gaps the chain was moved over.
+	Gaps int `json:"gaps"`
 }
 
 // NewDeviceView returns the admin shape of a device and its chains.
@@ -109,7 +118,7 @@ func NewDeviceView(d *Device, chains []*Chain) DeviceView {
 
 // NewWalletView returns the admin shape of a chain.
 func NewWalletView(c *Chain) WalletView {
-	v := WalletView{WalletID: c.WalletID, Channel: c.Channel, SIMSlot: c.SIMSlot}
+	v := WalletView{WalletID: c.WalletID, Channel: c.Channel, SIMSlot: c.SIMSlot, Gaps: c.Gaps}
 	if c.Balance.Valid {
 		v.Balance = opt(engine.FormatAmount(c.Balance.Decimal))
 		v.BalanceSetBy = opt(c.BalanceMessageID)
@@ -118,6 +127,33 @@ func NewWalletView(c *Chain) WalletView {
 		}
 	}
 	return v
+}
+
+// GapView is a gap a chain was moved over, for the admin CLI.
+type GapView struct {
+	ID          string `json:"id"`
+	WalletID    string `json:"wallet_id"`
+	FromBalance string `json:"from_balance"`
+	// FromMessageID is null when the operator anchored FromBalance.
+	FromMessageID  *string `json:"from_message_id"`
+	ToBalance      string  `json:"to_balance"`
+	Amount         string  `json:"amount"`
+	FirstMessageID string  `json:"first_message_id"`
+	LastMessageID  string  `json:"last_message_id"`
+	Messages       int     `json:"messages"`
+	// Actor is "smsinbox" for a re-synchronization, else the operator who
+	// approved the message after the gap.
+	Actor     string `json:"actor"`
+	CreatedAt string `json:"created_at"`
+}
+
+// NewGapView returns the admin shape of a gap.
+func NewGapView(g *Gap) GapView {
+	return GapView{
+		ID: g.ID, WalletID: g.WalletID, FromBalance: engine.FormatAmount(g.FromBalance), FromMessageID: opt(g.FromMessageID),
+		ToBalance: engine.FormatAmount(g.ToBalance), Amount: engine.FormatAmount(g.Amount), FirstMessageID: g.FirstMessageID,
+		LastMessageID: g.LastMessageID, Messages: g.Messages, Actor: g.Actor, CreatedAt: engine.FormatTime(g.CreatedAt),
+	}
 }
 
 // PayoutView is a manual payout in the operator's queue.
