@@ -47,7 +47,7 @@ func (s *batchStore) InTx(ctx context.Context, fn func(ctx context.Context, tx T
 
 // write is a transaction function that records name, or fails with err.
 func write(name string, err error) batchFunc {
-	return func(ctx context.Context, _ Tx, _ *lockedPools) error {
+	return func(ctx context.Context, _ Tx, _ *sharedTx) error {
 		if err != nil {
 			return err
 		}
@@ -142,7 +142,7 @@ func TestGroupCommitFailure(t *testing.T) {
 	fns := []batchFunc{
 		write("a", nil),
 		write("b", errTaken),
-		func(context.Context, Tx, *lockedPools) error { panic("boom") },
+		func(context.Context, Tx, *sharedTx) error { panic("boom") },
 		write("d", nil),
 	}
 	var wg sync.WaitGroup
