@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
-		"strings"
+	"strings"
 	"sync"
 	"time"
 
