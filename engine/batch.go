@@ -358,11 +358,14 @@ func (s *sharedTx) flush(ctx context.Context, tx Tx) error {
 		}
 	}
 	slices.SortStableFunc(s.journals, func(x, y *Journal) int { return strings.Compare(x.OrganizationID, y.OrganizationID) })
+	defer func() { s.journals = nil }()
+	if jc, ok := tx.(JournalsCreator); ok && len(s.journals) > 1 {
+		return jc.CreateJournals(ctx, s.journals)
+	}
 	for _, j := range s.journals {
 		if err := tx.CreateJournal(ctx, j); err != nil {
 			return err
 		}
 	}
-	s.journals = nil
 	return nil
 }
