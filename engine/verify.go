@@ -275,7 +275,10 @@ func (e *Engine) ProcessAttempts(ctx context.Context) (int, error) {
 func (e *Engine) claimAttempts(ctx context.Context, limit int) ([]*Attempt, error) {
 	now := e.now()
 	var claimed []*Attempt
-	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+	// A claim shares the transaction of the verdicts being recorded
+	// meanwhile (group commit, see txBatcher), ahead of them: it locks only
+	// attempts nobody holds (SKIP LOCKED), so it waits for none of theirs.
+	err := e.finishes.inTx(ctx, "", func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		var err error
 		claimed, err = tx.ClaimDueAttempts(ctx, ClaimParams{
 			Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: limit,
