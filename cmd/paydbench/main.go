@@ -56,7 +56,7 @@ func main() {
 	flag.IntVar(&o.seed, "seed-deposits", 0, "deposits to insert through the store before measuring (flat-cost runs: 10000, 1000000)")
 	flag.IntVar(&o.journals, "seed-journals", 0, "journals of two entries to insert into the ledger before measuring (ledger growth: 5000, 500000)")
 	growth := flag.String("ledger-growth", "", "comma-separated journal counts (e.g. 5000,500000): grow the ledger to each in turn and measure the scenarios at each, in one run")
-	flag.BoolVar(&o.half, "half", true, "also measure create and GET latency at half of the peak throughput")
+	flag.BoolVar(&o.half, "half", true, "also measure create, GET and withdrawal create latency at half of the peak throughput")
 	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "verify: how long a client waits between reads of its deposit")
 	flag.StringVar(&o.logLevel, "log-level", "warn", "payd's --log-level: warn logs nothing per request; info adds the access log line of every request")
 	flag.BoolVar(&o.signBare, "sign-bare", true, "the bare handler's clients sign each GET as payd's are signed, so the load tool's work is the same on both sides of the signed GET ratio")
@@ -156,7 +156,7 @@ func run(ctx context.Context, o options) error {
 		}
 		results[name] = res
 		report.row(name, res, srv.peakRSS())
-		if o.half && (name == "h2h-create" || name == "h2h-get") && res.throughput() > 0 {
+		if o.half && (name == "h2h-create" || name == "h2h-get" || name == "withdraw-create") && res.throughput() > 0 {
 			halfRes, err := measure(ctx, c, sc, o.clients, o.duration, res.throughput()/2)
 			if err != nil {
 				return err
