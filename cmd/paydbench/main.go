@@ -99,6 +99,9 @@ func run(ctx context.Context, o options) error {
 	if o.db == "" {
 		o.db = filepath.Join(dir, "bench.db")
 	}
+	if o.logLevel == "" {
+		o.logLevel = "warn"
+	}
 	master := os.Getenv("PAYD_MASTER_KEY")
 	if master == "" {
 		key := make([]byte, 32)
