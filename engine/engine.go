@@ -17,7 +17,7 @@
 //	deposit.go       deposits: create, read, and their end states (succeed, finish, expire)
 //	checkout.go      the hosted checkout page's operations, by its token
 //	wallet.go        receiving wallets and the pick of a deposit's recipient
-//	batch.go         group commit of deposit creates (txBatcher)
+//	batch.go         group commit (txBatcher) and what a shared transaction shares (sharedTx)
 //	verify.go        verification attempts: submission, the provider check, its verdict
 //	latecredit.go    an operator's credit of a payment proven too late
 //	withdrawal.go    withdrawals and their payouts
