@@ -222,8 +222,9 @@ func runGuarded(ctx context.Context, tx Tx, shared *sharedTx, fn batchFunc) (err
 //     function changes, read once each;
 //   - balances, read once per organization and kept current with the
 //     journals queued since, for the withdrawal gate: checked in memory
-//     under the organization's lock, they are what reading the rows again
-//     would give;
+//     under the organization's lock, they are never more than reading the
+//     rows again would give (every debit of available is made under that
+//     lock; a credit committed meanwhile only raises it);
 //   - journals, written last (flush), in organization order, so that the
 //     balance rows they update (row locks on Postgres, which serialize an
 //     organization's credits and holds) are held only from then until the
