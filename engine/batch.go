@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // txBatcher is group commit: transaction functions of concurrent callers
@@ -22,10 +25,13 @@ import (
 // request never fails the others, and every error a caller sees is the one
 // its own transaction gave.
 //
-// The functions of a batch share the wallet pools they pick from, which
-// they are passed: each pool is listed and locked once per batch, and each
-// wallet's last assignment written once (see pickWallet). A function that
-// runs alone is passed nil.
+// The functions of a batch share a sharedTx, which they are passed: the
+// wallet pools they pick from (each listed and locked once per batch, and
+// each wallet's last assignment written once; see pickWallet), rows they
+// only read (organizations, webhook endpoints), the balances they check and
+// the journals they write, which are written last (see sharedTx). A
+// function that runs alone is passed a sharedTx of its own, whose pools
+// are nil.
 //
 // There is no goroutine of its own: the first caller to find no batch
 // being written writes one, then hands that role to the first caller still
@@ -33,6 +39,9 @@ import (
 type txBatcher struct {
 	store Store
 	max   int // functions per batch; 1 or less: every call runs alone
+	// observer, when set, is told the outcomes each function noted, once
+	// its transaction committed (see note).
+	observer Observer
 
 	mu      sync.Mutex
 	queue   []*batchItem
@@ -56,15 +65,39 @@ type batchItem struct {
 	lead  bool
 	alone bool
 	err   error
+	// notes are the outcomes fn noted in the batch's last try.
+	notes []outcome
 }
 
-// batchFunc is a transaction function of txBatcher. pools are the wallet
-// pools of the batch's transaction, nil when the function runs alone.
-type batchFunc func(ctx context.Context, tx Tx, pools *lockedPools) error
+// batchFunc is a transaction function of txBatcher, passed what it shares
+// with the other functions of its transaction.
+type batchFunc func(ctx context.Context, tx Tx, shared *sharedTx) error
 
 // inOwnTx runs fn alone, in a transaction of its own.
 func (b *txBatcher) inOwnTx(ctx context.Context, fn batchFunc) error {
-	return b.store.InTx(ctx, func(ctx context.Context, tx Tx) error { return fn(ctx, tx, nil) })
+	var notes []outcome
+	err := b.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		notes = notes[:0]
+		shared := newSharedTx(nil) // afresh each time InTx runs this
+		if err := fn(shared.with(context.WithValue(ctx, outcomesKey{}, &notes)), tx, shared); err != nil {
+			return err
+		}
+		return shared.flush(ctx, tx)
+	})
+	if err == nil {
+		b.report(notes)
+	}
+	return err
+}
+
+// report tells the observer the outcomes of a committed function.
+func (b *txBatcher) report(notes []outcome) {
+	if b.observer == nil {
+		return
+	}
+	for _, o := range notes {
+		o(b.observer)
+	}
 }
 
 // errBatchPanicked stops a batch whose function panicked: run alone, in its
@@ -95,6 +128,9 @@ func (b *txBatcher) inTx(ctx context.Context, key string, fn batchFunc) error {
 	}
 	if it.alone {
 		return b.inOwnTx(ctx, fn)
+	}
+	if it.err == nil {
+		b.report(it.notes)
 	}
 	return it.err
 }
@@ -154,13 +190,14 @@ func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 	// leaves does not undo the others' work.
 	ctx := context.WithoutCancel(self.ctx)
 	err := b.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-		pools := newLockedPools() // afresh each time InTx runs this
+		shared := newSharedTx(newLockedPools()) // afresh each time InTx runs this
 		for _, it := range live {
-			if err := runGuarded(ctx, tx, pools, it.fn); err != nil {
+			it.notes = it.notes[:0]
+			if err := runGuarded(shared.with(context.WithValue(ctx, outcomesKey{}, &it.notes)), tx, shared, it.fn); err != nil {
 				return err
 			}
 		}
-		return pools.flush(ctx, tx)
+		return shared.flush(ctx, tx)
 	})
 	for _, it := range live {
 		it.alone = err != nil
@@ -168,11 +205,168 @@ func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 }
 
 // runGuarded calls fn, turning a panic into errBatchPanicked.
-func runGuarded(ctx context.Context, tx Tx, pools *lockedPools, fn batchFunc) (err error) {
+func runGuarded(ctx context.Context, tx Tx, shared *sharedTx, fn batchFunc) (err error) {
 	defer func() {
 		if recover() != nil {
 			err = errBatchPanicked
 		}
 	}()
-	return fn(ctx, tx, pools)
+	return fn(ctx, tx, shared)
+}
+
+// sharedTx is what the functions of one transaction share (see txBatcher),
+// so that what they have in common is read and written once per
+// transaction instead of once per function:
+//   - the wallet pools of deposit creates (nil for a function alone);
+//   - organizations and their enabled webhook endpoints, which no batched
+//     function changes, read once each;
+//   - balances, read once per organization and kept current with the
+//     journals queued since, for the withdrawal gate: checked in memory
+//     under the organization's lock, they are never more than reading the
+//     rows again would give (every debit of available is made under that
+//     lock; a credit committed meanwhile only raises it);
+//   - journals, written last (flush), in organization order, so that the
+//     balance rows they update (row locks on Postgres, which serialize an
+//     organization's credits and holds) are held only from then until the
+//     commit, and taken in the same order by every transaction.
+//
+// A batched function finds it in its context too (sharedFrom), for the
+// helpers it calls. Its methods work on a nil *sharedTx, outside any
+// batch, by reading and writing directly.
+type sharedTx struct {
+	pools     *lockedPools
+	orgs      map[string]*Organization // by ID, "+lock" when read under LockOrganization
+	endpoints map[string][]*WebhookEndpoint
+	balances  map[string]map[string]decimal.Decimal
+	journals  []*Journal
+}
+
+type sharedKey struct{}
+
+func newSharedTx(pools *lockedPools) *sharedTx {
+	return &sharedTx{
+		pools: pools, orgs: map[string]*Organization{}, endpoints: map[string][]*WebhookEndpoint{},
+		balances: map[string]map[string]decimal.Decimal{},
+	}
+}
+
+// with returns ctx carrying s, for sharedFrom.
+func (s *sharedTx) with(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sharedKey{}, s)
+}
+
+// sharedFrom returns the sharedTx of the batched function running on ctx,
+// or nil.
+func sharedFrom(ctx context.Context) *sharedTx {
+	s, _ := ctx.Value(sharedKey{}).(*sharedTx)
+	return s
+}
+
+// organization reads an organization once per transaction; lock takes its
+// row lock (LockOrganization) with that read.
+func (s *sharedTx) organization(ctx context.Context, tx Tx, id string, lock bool) (*Organization, error) {
+	read, key := tx.GetOrganization, id
+	if lock {
+		read, key = tx.LockOrganization, id+"+lock"
+	}
+	if s == nil {
+		return read(ctx, id)
+	}
+	if org, ok := s.orgs[key]; ok {
+		return org, nil
+	}
+	org, err := read(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.orgs[key] = org
+	return org, nil
+}
+
+// webhookEndpoints reads an organization's enabled endpoints once per
+// transaction.
+func (s *sharedTx) webhookEndpoints(ctx context.Context, tx Tx, orgID string) ([]*WebhookEndpoint, error) {
+	if s == nil {
+		return tx.ListWebhookEndpoints(ctx, orgID, true)
+	}
+	if eps, ok := s.endpoints[orgID]; ok {
+		return eps, nil
+	}
+	eps, err := tx.ListWebhookEndpoints(ctx, orgID, true)
+	if err != nil {
+		return nil, err
+	}
+	s.endpoints[orgID] = eps
+	return eps, nil
+}
+
+// accountBalances returns an organization's balances as the journals
+// queued so far leave them, reading the balance rows once. The caller
+// must hold what keeps them from falling meanwhile: the organization's
+// lock, under which every journal that debits available is written.
+func (s *sharedTx) accountBalances(ctx context.Context, tx Tx, orgID string) (map[string]decimal.Decimal, error) {
+	if s == nil {
+		return tx.AccountBalances(ctx, orgID)
+	}
+	if b, ok := s.balances[orgID]; ok {
+		return b, nil
+	}
+	b, err := tx.AccountBalances(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range s.journals {
+		if j.OrganizationID == orgID {
+			addTotals(b, j)
+		}
+	}
+	s.balances[orgID] = b
+	return b, nil
+}
+
+func addTotals(balances map[string]decimal.Decimal, j *Journal) {
+	for _, t := range j.Totals() {
+		balances[t.Account] = balances[t.Account].Add(t.Amount)
+	}
+}
+
+// journal checks that j balances and queues it for the flush (outside a
+// batch: writes it).
+func (s *sharedTx) journal(ctx context.Context, tx Tx, j *Journal, now time.Time) error {
+	if j.ID == "" {
+		j.ID = NewID(PrefixJournal, now)
+	}
+	j.CreatedAt = now
+	if err := j.checkBalanced(); err != nil {
+		return err
+	}
+	if s == nil {
+		return tx.CreateJournal(ctx, j)
+	}
+	s.journals = append(s.journals, j)
+	if b, ok := s.balances[j.OrganizationID]; ok {
+		addTotals(b, j)
+	}
+	return nil
+}
+
+// flush writes what the functions left to the end: the wallets' last
+// assignments, then the journals by organization.
+func (s *sharedTx) flush(ctx context.Context, tx Tx) error {
+	if s.pools != nil {
+		if err := s.pools.flush(ctx, tx); err != nil {
+			return err
+		}
+	}
+	slices.SortStableFunc(s.journals, func(x, y *Journal) int { return strings.Compare(x.OrganizationID, y.OrganizationID) })
+	defer func() { s.journals = nil }()
+	if jc, ok := tx.(JournalsCreator); ok && len(s.journals) > 1 {
+		return jc.CreateJournals(ctx, s.journals)
+	}
+	for _, j := range s.journals {
+		if err := tx.CreateJournal(ctx, j); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // batchStore is a Store whose transactions a test can hold at BEGIN and
@@ -47,7 +50,7 @@ func (s *batchStore) InTx(ctx context.Context, fn func(ctx context.Context, tx T
 
 // write is a transaction function that records name, or fails with err.
 func write(name string, err error) batchFunc {
-	return func(ctx context.Context, _ Tx, _ *lockedPools) error {
+	return func(ctx context.Context, _ Tx, _ *sharedTx) error {
 		if err != nil {
 			return err
 		}
@@ -142,7 +145,7 @@ func TestGroupCommitFailure(t *testing.T) {
 	fns := []batchFunc{
 		write("a", nil),
 		write("b", errTaken),
-		func(context.Context, Tx, *lockedPools) error { panic("boom") },
+		func(context.Context, Tx, *sharedTx) error { panic("boom") },
 		write("d", nil),
 	}
 	var wg sync.WaitGroup
@@ -200,4 +203,68 @@ func committed(s *batchStore, name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.committed[name]
+}
+
+// balanceTx is a Tx with balance rows: AccountBalances reads them and
+// CreateJournal adds to them; anything else panics.
+type balanceTx struct {
+	Tx
+	rows  map[string]map[string]decimal.Decimal
+	reads int
+}
+
+func (b *balanceTx) AccountBalances(_ context.Context, orgID string) (map[string]decimal.Decimal, error) {
+	b.reads++
+	return maps.Clone(b.rows[orgID]), nil
+}
+
+func (b *balanceTx) CreateJournal(_ context.Context, j *Journal) error {
+	if b.rows[j.OrganizationID] == nil {
+		b.rows[j.OrganizationID] = map[string]decimal.Decimal{}
+	}
+	addTotals(b.rows[j.OrganizationID], j)
+	return nil
+}
+
+// TestSharedBalancesFollowQueuedJournals: the balances a shared
+// transaction checks withdrawals against are the rows as its queued
+// journals leave them, whether queued before or after the first read, and
+// the rows end the same as with each journal written at once. Without it
+// two holds of one batch would each see the whole balance.
+func TestSharedBalancesFollowQueuedJournals(t *testing.T) {
+	ctx := context.Background()
+	tx := &balanceTx{rows: map[string]map[string]decimal.Decimal{"org_1": {AccountAvailable: decimal.NewFromInt(1000)}}}
+	shared := newSharedTx(nil)
+	hold := func(org string, amount int64) *Journal {
+		return &Journal{OrganizationID: org, Kind: JournalWithdrawalHold, Entries: []Entry{
+			{AccountAvailable, decimal.NewFromInt(-amount)}, {AccountHeld, decimal.NewFromInt(amount)}}}
+	}
+	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	if err := shared.journal(ctx, tx, hold("org_1", 100), now); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{900, 300} {
+		b, err := shared.accountBalances(ctx, tx, "org_1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !b[AccountAvailable].Equal(decimal.NewFromInt(want)) {
+			t.Fatalf("check %d: available %s, want %d", i, b[AccountAvailable], want)
+		}
+		if err := shared.journal(ctx, tx, hold("org_1", 600), now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tx.reads != 1 {
+		t.Fatalf("%d reads of the balance rows, want 1", tx.reads)
+	}
+	if len(tx.rows["org_1"]) != 1 {
+		t.Fatal("a journal was written before the flush")
+	}
+	if err := shared.flush(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	if got := tx.rows["org_1"]; !got[AccountAvailable].Equal(decimal.NewFromInt(-300)) || !got[AccountHeld].Equal(decimal.NewFromInt(1300)) {
+		t.Fatalf("rows after the flush %v", got)
+	}
 }

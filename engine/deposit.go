@@ -267,9 +267,9 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 	// Creates share transactions (group commit, see txBatcher), ordered by
 	// the wallet pool they pick from.
 	key := d.OrganizationID + "/" + d.Channel + "/" + d.Operation
-	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx, pools *lockedPools) error {
+	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx, shared *sharedTx) error {
 		if d.Operation != "" {
-			w, err := pickWallet(ctx, tx, pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
+			w, err := pickWallet(ctx, tx, shared.pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
 			if err != nil {
 				return err
 			}
@@ -316,17 +316,21 @@ func (e *Engine) GetDeposit(ctx context.Context, orgID, id string) (*Deposit, er
 
 // succeedDeposit moves a deposit to succeeded and credits its organization
 // (amount minus the deposit fee) in the same transaction.
+// The credit is written last (queued to the end of a batched transaction,
+// see sharedTx), so that the organization's balance rows are locked only
+// until the commit.
 func (e *Engine) succeedDeposit(ctx context.Context, tx Tx, d *Deposit, txID string, now time.Time) error {
-	org, err := tx.GetOrganization(ctx, d.OrganizationID)
+	shared := sharedFrom(ctx)
+	org, err := shared.organization(ctx, tx, d.OrganizationID, false)
 	if err != nil {
 		return err
 	}
 	d.FailureCode = ""
 	d.ProviderTransactionID = txID
-	if err := e.writeJournal(ctx, tx, depositCreditJournal(org, d), now); err != nil {
+	if err := e.finishDeposit(ctx, tx, d, StatusSucceeded, VerificationSucceeded, EventDepositSucceeded, now); err != nil {
 		return err
 	}
-	return e.finishDeposit(ctx, tx, d, StatusSucceeded, VerificationSucceeded, EventDepositSucceeded, now)
+	return shared.journal(ctx, tx, depositCreditJournal(org, d), now)
 }
 
 // finishDeposit moves a deposit to a terminal state and writes its event,

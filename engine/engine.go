@@ -17,7 +17,7 @@
 //	deposit.go       deposits: create, read, and their end states (succeed, finish, expire)
 //	checkout.go      the hosted checkout page's operations, by its token
 //	wallet.go        receiving wallets and the pick of a deposit's recipient
-//	batch.go         group commit of deposit creates (txBatcher)
+//	batch.go         group commit (txBatcher) and what a shared transaction shares (sharedTx)
 //	verify.go        verification attempts: submission, the provider check, its verdict
 //	latecredit.go    an operator's credit of a payment proven too late
 //	withdrawal.go    withdrawals and their payouts
@@ -76,7 +76,9 @@ type Config struct {
 	WorkerConcurrency int
 	// CreateBatch is how many deposit creates may share one database
 	// transaction and its commit (group commit; default 32; 1 writes each
-	// in a transaction of its own). See txBatcher.
+	// in a transaction of its own), and as many transaction-ID
+	// submissions, verdicts of verification attempts and withdrawal
+	// creates, each kind in transactions of its own. See txBatcher.
 	CreateBatch int
 	// APIKeyCacheTTL is how long an API key that authenticated is used
 	// without reading it again (default 5s; negative: always read). Key
@@ -129,8 +131,11 @@ type Engine struct {
 	// writeEvent), so that runAttempts, whose verdicts write events, wakes
 	// Run to post them.
 	deliveriesQueued atomic.Bool
-	// creates batches the transactions of deposit creates.
-	creates *txBatcher
+	// creates batches the transactions of deposit creates; submits those
+	// of transaction-ID submissions, finishes those that record the
+	// verdicts of verification attempts, and withdraws those of withdrawal
+	// creates (group commit, see txBatcher).
+	creates, submits, finishes, withdraws *txBatcher
 	// keys caches authenticated API keys.
 	keys keyCache
 	// deliveries tracks webhook posts in flight.
@@ -175,9 +180,11 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.APIKeyCacheTTL == 0 {
 		cfg.APIKeyCacheTTL = DefaultAPIKeyCacheTTL
 	}
+	batcher := func() *txBatcher { return &txBatcher{store: cfg.Store, max: cfg.CreateBatch, observer: cfg.Observer} }
 	return &Engine{
 		cfg: cfg, store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring,
-		keys: keyCache{ttl: cfg.APIKeyCacheTTL}, creates: &txBatcher{store: cfg.Store, max: cfg.CreateBatch},
+		keys:    keyCache{ttl: cfg.APIKeyCacheTTL},
+		creates: batcher(), submits: batcher(), finishes: batcher(), withdraws: batcher(),
 		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1), attemptsWake: make(chan struct{}, 1),
 		deliveries: dispatcher{inFlight: map[string]int{}},
 	}, nil

@@ -67,9 +67,10 @@ func (e *Engine) writeEvent(ctx context.Context, tx Tx, orgID, typ, resourceID s
 }
 
 // fanOut queues an event for every enabled endpoint of its organization,
-// in the event's own transaction, and returns how many it queued.
+// in the event's own transaction, and returns how many it queued. A batched
+// function's transaction lists the endpoints once (sharedTx).
 func fanOut(ctx context.Context, tx Tx, ev *Event, now time.Time) (int, error) {
-	eps, err := tx.ListWebhookEndpoints(ctx, ev.OrganizationID, true)
+	eps, err := sharedFrom(ctx).webhookEndpoints(ctx, tx, ev.OrganizationID)
 	if err != nil {
 		return 0, err
 	}

@@ -31,6 +31,19 @@ type OneReader interface {
 	ReadOne(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
 }
 
+// JournalsCreator is implemented by a Tx that writes several journals in
+// fewer statements than a CreateJournal each: the journals that the
+// functions of a shared transaction queued (see sharedTx, issue 18).
+type JournalsCreator interface {
+	// CreateJournals is CreateJournal of each of js, in order, in the
+	// caller's transaction: journals, entries, and balance rows, each
+	// (organization, account) updated once by the sum of its entries, in
+	// (organization, account) order. Returns ErrDuplicate if a journal's
+	// ID exists, and fails as CreateJournal does on an amount that is not
+	// whole poisha.
+	CreateJournals(ctx context.Context, js []*Journal) error
+}
+
 // SQLTx is a Tx seen as SQL, for a plug-in that keeps tables of its own
 // (a provider, which ships its SQL per dialect): the Tx of storage/sqlite
 // and storage/postgres implement it, and the plug-in reaches it by a type

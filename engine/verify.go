@@ -99,7 +99,9 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 		return nil, err
 	}
 	var v *Verification
-	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+	// Submissions share transactions (group commit, see txBatcher),
+	// ordered by the deposit they lock.
+	err = e.submits.inTx(ctx, p.DepositID, func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		d, err := tx.LockDeposit(ctx, p.DepositID)
 		if errors.Is(err, ErrNotFound) || err == nil && d.OrganizationID != p.OrganizationID {
 			return Errorf(CodeNotFound, "deposit not found")
@@ -296,7 +298,10 @@ func (e *Engine) ProcessAttempts(ctx context.Context) (int, error) {
 func (e *Engine) claimAttempts(ctx context.Context, limit int) ([]*Attempt, error) {
 	now := e.now()
 	var claimed []*Attempt
-	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+	// A claim shares the transaction of the verdicts being recorded
+	// meanwhile (group commit, see txBatcher), ahead of them: it locks only
+	// attempts nobody holds (SKIP LOCKED), so it waits for none of theirs.
+	err := e.finishes.inTx(ctx, "", func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		var err error
 		claimed, err = tx.ClaimDueAttempts(ctx, ClaimParams{
 			Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: limit,
@@ -402,7 +407,9 @@ func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
 	if lookupErr == nil && t == nil {
 		lookupErr = ErrTransactionNotFound
 	}
-	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+	// Verdicts share transactions (group commit, see txBatcher), ordered by
+	// the deposit they lock first; their credits are written last.
+	return e.finishes.inTx(ctx, a.DepositID, func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		// The deposit, then the attempt: every change of an attempt takes
 		// the locks in this order, so a worker whose lease ran out and the
 		// worker that took over cannot both finish it.

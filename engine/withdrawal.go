@@ -113,7 +113,12 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 	if err != nil {
 		return nil, err
 	}
-	org, err := e.GetOrganization(ctx, p.OrganizationID)
+	var org *Organization
+	err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		org, err = tx.GetOrganization(ctx, p.OrganizationID)
+		return notFound(err, "organization")
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +130,13 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 	} else if err != nil {
 		return nil, err
 	}
-	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
-		org, err := tx.LockOrganization(ctx, p.OrganizationID)
+	// Creates of withdrawals share transactions (group commit, see
+	// txBatcher), ordered by the organization they lock: its lock and
+	// balances are then taken and read once per transaction, and the
+	// balance checked in memory (sharedTx.accountBalances), which the holds
+	// queued before it in the transaction have lowered.
+	err = e.withdraws.inTx(ctx, p.OrganizationID, func(ctx context.Context, tx Tx, shared *sharedTx) error {
+		org, err := shared.organization(ctx, tx, p.OrganizationID, true)
 		if err != nil {
 			return err
 		}
@@ -143,7 +153,7 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 		} else if err != nil {
 			return err
 		}
-		balances, err := tx.AccountBalances(ctx, org.ID)
+		balances, err := shared.accountBalances(ctx, tx, org.ID)
 		if err != nil {
 			return err
 		}
@@ -151,13 +161,15 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 			return Errorf(CodeInsufficientBalance, "amount: the available balance %s does not cover %s plus %s commission",
 				FormatAmount(available), FormatAmount(w.Amount), FormatAmount(w.Commission))
 		}
-		if err := e.writeJournal(ctx, tx, &Journal{
-			OrganizationID: org.ID, Kind: JournalWithdrawalHold, Reference: w.ID, Memo: "withdrawal " + w.MerchantID,
-			Entries: []Entry{{AccountAvailable, w.Total().Neg()}, {AccountHeld, w.Total()}},
-		}, now); err != nil {
+		if err := e.writeEvent(ctx, tx, org.ID, EventWithdrawCreated, w.ID, NewWithdrawalView(w), now); err != nil {
 			return err
 		}
-		return e.writeEvent(ctx, tx, org.ID, EventWithdrawCreated, w.ID, NewWithdrawalView(w), now)
+		// The hold last: the balance rows stay locked from here to the
+		// commit (queued to the end of a shared transaction).
+		return shared.journal(ctx, tx, &Journal{
+			OrganizationID: org.ID, Kind: JournalWithdrawalHold, Reference: w.ID, Memo: "withdrawal " + w.MerchantID,
+			Entries: []Entry{{AccountAvailable, w.Total().Neg()}, {AccountHeld, w.Total()}},
+		}, now)
 	})
 	if err != nil {
 		return nil, err

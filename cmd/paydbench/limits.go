@@ -15,6 +15,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/sqlite"
+	"github.com/payd-engine/payd/transport/signing"
 )
 
 func openStore(ctx context.Context, dsn string) (engine.Store, error) {
@@ -94,8 +95,11 @@ func seedDeposits(ctx context.Context, dsn, orgID string, n int) error {
 
 // measureBareHTTP is net/http's limit for the same exchange: a handler
 // that decodes a deposit-sized JSON request and encodes a deposit-sized
-// answer, in a process of its own like payd, over loopback.
-func measureBareHTTP(ctx context.Context, dir string, n int, d time.Duration) (*result, error) {
+// answer, in a process of its own like payd, over loopback. With sign, its
+// clients sign each request as they sign payd's GETs (the handler checks
+// nothing), so that the load tool's own work, on the same CPUs, is the
+// same on both sides of the ratio.
+func measureBareHTTP(ctx context.Context, dir string, n int, d time.Duration, sign bool) (*result, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -117,7 +121,12 @@ func measureBareHTTP(ctx context.Context, dir string, n int, d time.Duration) (*
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n + 4}}
 	return drive(ctx, n, d, 0, func(ctx context.Context, _, _ int) error {
 		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-		req.Header.Set("Authorization", "Bearer x")
+		req.Header.Set("Authorization", "Bearer payd_sk_"+strings.Repeat("x", 43))
+		if sign {
+			ts := signing.Timestamp(time.Now())
+			req.Header.Set(signing.TimestampHeader, ts)
+			req.Header.Set(signing.SignatureHeader, signing.Sign(bareSecret, ts, "GET", "/bare", nil))
+		}
 		res, err := hc.Do(req)
 		if err != nil {
 			return err
@@ -133,6 +142,8 @@ func measureBareHTTP(ctx context.Context, dir string, n int, d time.Duration) (*
 		return nil
 	})
 }
+
+var bareSecret = []byte("payd_ss_" + strings.Repeat("x", 43))
 
 // serveBareEnv, set, makes this program (or its test binary) serve the
 // bare handler on the address it holds instead of running a benchmark.

@@ -39,6 +39,8 @@ type options struct {
 	half      bool          // also measure latency at half the peak throughput
 	limits    bool          // also measure the bare store transaction and handler
 	poll      time.Duration // verify: wait between reads of a deposit
+	logLevel  string        // payd's --log-level
+	signBare  bool          // the bare handler's clients sign their requests
 	out       io.Writer
 }
 
@@ -54,8 +56,10 @@ func main() {
 	flag.IntVar(&o.seed, "seed-deposits", 0, "deposits to insert through the store before measuring (flat-cost runs: 10000, 1000000)")
 	flag.IntVar(&o.journals, "seed-journals", 0, "journals of two entries to insert into the ledger before measuring (ledger growth: 5000, 500000)")
 	growth := flag.String("ledger-growth", "", "comma-separated journal counts (e.g. 5000,500000): grow the ledger to each in turn and measure the scenarios at each, in one run")
-	flag.BoolVar(&o.half, "half", true, "also measure create and GET latency at half of the peak throughput")
+	flag.BoolVar(&o.half, "half", true, "also measure create, GET and withdrawal create latency at half of the peak throughput")
 	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "verify: how long a client waits between reads of its deposit")
+	flag.StringVar(&o.logLevel, "log-level", "warn", "payd's --log-level: warn logs nothing per request; info adds the access log line of every request")
+	flag.BoolVar(&o.signBare, "sign-bare", true, "the bare handler's clients sign each GET as payd's are signed, so the load tool's work is the same on both sides of the signed GET ratio")
 	flag.BoolVar(&o.limits, "limits", true, "also measure the limits (the bare store transaction and the bare net/http handler) and print the ratios")
 	flag.Parse()
 	if addr := os.Getenv(serveBareEnv); addr != "" {
@@ -95,6 +99,9 @@ func run(ctx context.Context, o options) error {
 	if o.db == "" {
 		o.db = filepath.Join(dir, "bench.db")
 	}
+	if o.logLevel == "" {
+		o.logLevel = "warn"
+	}
 	master := os.Getenv("PAYD_MASTER_KEY")
 	if master == "" {
 		key := make([]byte, 32)
@@ -108,7 +115,7 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Fprintf(o.out, "machine: %s\n\n", machine())
 
-	srv, err := startPayd(ctx, o.payd, o.db, env, dir)
+	srv, err := startPayd(ctx, o.payd, o.db, env, dir, o.logLevel)
 	if err != nil {
 		return err
 	}
@@ -152,7 +159,7 @@ func run(ctx context.Context, o options) error {
 		}
 		results[name] = res
 		report.row(name, res, srv.peakRSS())
-		if o.half && (name == "h2h-create" || name == "h2h-get") && res.throughput() > 0 {
+		if o.half && (name == "h2h-create" || name == "h2h-get" || name == "withdraw-create") && res.throughput() > 0 {
 			halfRes, err := measure(ctx, c, sc, o.clients, o.duration, res.throughput()/2)
 			if err != nil {
 				return err
@@ -179,7 +186,7 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("store limit: %w", err)
 	}
 	report.row("store: bare 3-statement tx", raw, 0)
-	bareRes, err := measureBareHTTP(ctx, dir, o.clients, o.duration)
+	bareRes, err := measureBareHTTP(ctx, dir, o.clients, o.duration, o.signBare)
 	if err != nil {
 		return fmt.Errorf("bare handler: %w", err)
 	}

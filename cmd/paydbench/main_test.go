@@ -31,7 +31,7 @@ func TestSmoke(t *testing.T) {
 	var out bytes.Buffer
 	err := run(context.Background(), options{
 		payd: bin, clients: 2, duration: 300 * time.Millisecond, scenarios: allScenarios, out: &out,
-		limits: true, poll: 2 * time.Millisecond,
+		limits: true, signBare: true, poll: 2 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())

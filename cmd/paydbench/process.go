@@ -22,14 +22,14 @@ type paydProcess struct {
 	rss  int64 // peak RSS seen, bytes
 }
 
-func startPayd(ctx context.Context, bin, db string, env []string, dir string) (*paydProcess, error) {
+func startPayd(ctx context.Context, bin, db string, env []string, dir, logLevel string) (*paydProcess, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	// No rate limits (one API key carries all the load) and warnings only:
-	// an access log line per request would measure the logger.
-	cmd := exec.CommandContext(ctx, bin, "serve", "--db", db, "--addr", addr, "--log-level", "warn",
+	// No rate limits (one API key carries all the load) and, by default,
+	// warnings only (-log-level info measures the access log too).
+	cmd := exec.CommandContext(ctx, bin, "serve", "--db", db, "--addr", addr, "--log-level", logLevel,
 		"--rate-limit", "0", "--rate-limit-verify", "0", "--rate-limit-withdraw", "0",
 		"--sandbox-payout-delay", "100ms", "--master-key-file", filepath.Join(dir, "unused.key"))
 	cmd.Env = env

@@ -339,3 +339,55 @@ func testConcurrentJournals(t *testing.T, s Store) {
 		engine.AccountFees:      dec("0.25").Mul(decimal.NewFromInt(int64(credits2))).String(),
 	})
 }
+
+// CreateJournals (engine.JournalsCreator, for a store that has it) writes
+// what a CreateJournal of each would: journals and entries as given, and
+// balance rows by the sums, over several organizations, with an account
+// named in several journals and a journal without entries. A duplicate ID
+// or an amount that is not whole poisha fails it and leaves nothing.
+func testCreateJournals(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1", "org_2")
+	createJournals := func(js ...*engine.Journal) error {
+		return s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+			jc, ok := tx.(engine.JournalsCreator)
+			if !ok {
+				return errSkip
+			}
+			return jc.CreateJournals(ctx, js)
+		})
+	}
+	journal := func(id, org string, at time.Duration, entries ...string) *engine.Journal {
+		j := &engine.Journal{ID: id, OrganizationID: org, Kind: engine.JournalDepositCredit, Reference: "ref " + id, Memo: "memo " + id, CreatedAt: base.Add(at)}
+		for i := 0; i < len(entries); i += 2 {
+			j.Entries = append(j.Entries, engine.Entry{Account: entries[i], Amount: dec(entries[i+1])})
+		}
+		return j
+	}
+	j1 := journal("jnl_1", "org_1", 0, engine.AccountExternal, "-1000", engine.AccountAvailable, "987.66", engine.AccountFees, "12.34")
+	j2 := journal("jnl_2", "org_2", time.Second, engine.AccountExternal, "-5", engine.AccountAvailable, "5.00")
+	j3 := journal("jnl_3", "org_1", 2*time.Second, engine.AccountAvailable, "-100.50", engine.AccountHeld, "100.50")
+	j4 := journal("jnl_4", "org_1", 3*time.Second)
+	j4.Actor = "ops"
+	err := createJournals(j2, j1, j3, j4)
+	if errors.Is(err, errSkip) {
+		t.Skip("the store's Tx is no engine.JournalsCreator")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertEqual(t, listJournals(t, s, "org_1"), []*engine.Journal{j1, j3, j4})
+	assertEqual(t, listJournals(t, s, "org_2"), []*engine.Journal{j2})
+	assertBalances(t, accountBalances(t, s, "org_1"), map[string]string{
+		engine.AccountExternal: "-1000", engine.AccountAvailable: "887.16", engine.AccountFees: "12.34", engine.AccountHeld: "100.50",
+	})
+	assertBalances(t, accountBalances(t, s, "org_2"), map[string]string{engine.AccountExternal: "-5", engine.AccountAvailable: "5"})
+
+	// A duplicate ID, or an entry below a poisha, anywhere in the batch.
+	fresh := journal("jnl_5", "org_1", 4*time.Second, engine.AccountExternal, "-1", engine.AccountAvailable, "1")
+	wantDuplicate(t, "journal jnl_1 again", createJournals(fresh, journal("jnl_1", "org_1", 0, engine.AccountExternal, "-1", engine.AccountAvailable, "1")))
+	wantInternal(t, "entry of 0.001", createJournals(fresh, journal("jnl_6", "org_2", 0, engine.AccountExternal, "-0.001", engine.AccountAvailable, "0.001")))
+	assertEqual(t, listJournals(t, s, "org_1"), []*engine.Journal{j1, j3, j4})
+	assertBalances(t, accountBalances(t, s, "org_2"), map[string]string{engine.AccountExternal: "-5", engine.AccountAvailable: "5"})
+}
+
+var errSkip = errors.New("skip")

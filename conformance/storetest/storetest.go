@@ -68,6 +68,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"BalancesExact", testAccountBalancesExact},
 			{"RejectsSubPoisha", testJournalRejectsSubPoisha},
 			{"BalancesFollowJournals", testBalancesFollowJournals},
+			{"CreateJournals", testCreateJournals},
 		}},
 		{"Events", []test{
 			{"RoundTrip", testEventRoundTrip},

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
@@ -61,6 +62,71 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 		ON CONFLICT (organization_id, account)
 			DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor`,
 		j.ID, j.OrganizationID, positions, accounts, minor, totalAccounts, totalMinor)
+	return interpretError(err)
+}
+
+var _ engine.JournalsCreator = (*tx)(nil)
+
+// CreateJournals writes the journals in two statements: their rows, then
+// in one statement (from arrays) all their entries and the balance rows,
+// each (organization, account) added its sum once, in that order, so
+// that a batch locks each balance row once, in the order every
+// transaction takes them.
+func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
+	if len(js) == 0 {
+		return nil
+	}
+	var ids, orgs, kinds, refs, memos, actors []string
+	var created []time.Time
+	var entryJournals, entryOrgs, entryAccounts []string
+	var entryPositions, entryMinor []int64
+	for _, j := range js {
+		ids, orgs, kinds = append(ids, j.ID), append(orgs, j.OrganizationID), append(kinds, j.Kind)
+		refs, memos, actors = append(refs, j.Reference), append(memos, j.Memo), append(actors, j.Actor)
+		created = append(created, j.CreatedAt)
+		for i, e := range j.Entries {
+			m, err := schema.MinorUnits(e.Amount)
+			if err != nil {
+				return fmt.Errorf("postgres: journal %s entry %d (%s): %w", j.ID, i, e.Account, err)
+			}
+			entryJournals, entryOrgs, entryAccounts = append(entryJournals, j.ID), append(entryOrgs, j.OrganizationID), append(entryAccounts, e.Account)
+			entryPositions, entryMinor = append(entryPositions, int64(i)), append(entryMinor, m)
+		}
+	}
+	totals, err := schema.JournalTotals(js)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	tag, err := t.tx.Exec(ctx, `INSERT INTO journals (`+journalColumns+`)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+		ON CONFLICT DO NOTHING`,
+		ids, orgs, kinds, refs, memos, actors, created)
+	if err != nil {
+		return interpretError(err)
+	}
+	if tag.RowsAffected() != int64(len(js)) {
+		return fmt.Errorf("%w: one of journals %s…", engine.ErrDuplicate, ids[0])
+	}
+	if len(entryJournals) == 0 {
+		return nil
+	}
+	totalOrgs := make([]string, len(totals))
+	totalAccounts := make([]string, len(totals))
+	totalMinor := make([]int64, len(totals))
+	for i, b := range totals {
+		totalOrgs[i], totalAccounts[i], totalMinor[i] = b.OrganizationID, b.Account, b.Minor
+	}
+	_, err = t.tx.Exec(ctx, `WITH entries AS (
+			INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
+			SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[])
+		)
+		INSERT INTO account_balances (organization_id, account, balance_minor)
+		SELECT b.organization_id, b.account, b.amount_minor
+		FROM unnest($6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY AS b (organization_id, account, amount_minor, n)
+		ORDER BY b.n
+		ON CONFLICT (organization_id, account)
+			DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor`,
+		entryJournals, entryPositions, entryOrgs, entryAccounts, entryMinor, totalOrgs, totalAccounts, totalMinor)
 	return interpretError(err)
 }
 

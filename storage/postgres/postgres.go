@@ -85,6 +85,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pgxdecimal.Register(conn.TypeMap())
 		return nil
 	}
+	configHook(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -108,6 +109,9 @@ func (s *Store) PoolStats() []engine.PoolStats {
 		InUse: int(st.AcquiredConns()), Idle: int(st.IdleConns()),
 		Waits: st.EmptyAcquireCount(), WaitDuration: st.EmptyAcquireWaitTime()}}
 }
+
+// configHook lets a test see every statement (statements_internal_test).
+var configHook = func(*pgxpool.Config) {}
 
 // Close closes the pool's connections, waiting for those in use.
 func (s *Store) Close() error {

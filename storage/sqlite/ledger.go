@@ -59,6 +59,64 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	return interpretError(err)
 }
 
+var _ engine.JournalsCreator = (*tx)(nil)
+
+// journalsPerStatement bounds the rows of CreateJournals' statements, far
+// below SQLite's limit of bound parameters (32,766).
+const journalsPerStatement = 256
+
+// CreateJournals writes the journals in three statements per
+// journalsPerStatement: their rows, their entries, and the balance rows,
+// each (organization, account) added its sum once, in that order.
+func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
+	for len(js) > journalsPerStatement {
+		if err := t.CreateJournals(ctx, js[:journalsPerStatement]); err != nil {
+			return err
+		}
+		js = js[journalsPerStatement:]
+	}
+	if len(js) == 0 {
+		return nil
+	}
+	journalArgs := make([]any, 0, 7*len(js))
+	var entryArgs []any
+	for _, j := range js {
+		journalArgs = append(journalArgs, j.ID, j.OrganizationID, j.Kind, j.Reference, j.Memo, j.Actor, micros(j.CreatedAt))
+		for i, e := range j.Entries {
+			m, err := schema.MinorUnits(e.Amount)
+			if err != nil {
+				return fmt.Errorf("sqlite: journal %s entry %d (%s): %w", j.ID, i, e.Account, err)
+			}
+			entryArgs = append(entryArgs, j.ID, i, j.OrganizationID, e.Account, m)
+		}
+	}
+	totals, err := schema.JournalTotals(js)
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO journals (`+journalColumns+`) VALUES `+rows(len(js), 7), journalArgs...)
+	if err != nil {
+		return interpretError(err)
+	}
+	if len(entryArgs) == 0 {
+		return nil
+	}
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
+		VALUES `+rows(len(entryArgs)/5, 5), entryArgs...)
+	if err != nil {
+		return interpretError(err)
+	}
+	balanceArgs := make([]any, 0, 3*len(totals))
+	for _, b := range totals {
+		balanceArgs = append(balanceArgs, b.OrganizationID, b.Account, b.Minor)
+	}
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO account_balances (organization_id, account, balance_minor)
+		VALUES `+rows(len(totals), 3)+`
+		ON CONFLICT (organization_id, account) DO UPDATE SET balance_minor = balance_minor + excluded.balance_minor`,
+		balanceArgs...)
+	return interpretError(err)
+}
+
 // rows is n rows of cols placeholders each, for a multi-row VALUES.
 func rows(n, cols int) string {
 	row := "(" + placeholders(cols) + ")"

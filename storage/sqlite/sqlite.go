@@ -11,6 +11,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -120,8 +121,11 @@ func openDB(dsn string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sql.OpenDB(cachingConnector{c}), nil
+	return sql.OpenDB(wrapConnector(cachingConnector{c})), nil
 }
+
+// wrapConnector lets a test see every statement (statements_internal_test).
+var wrapConnector = func(c driver.Connector) driver.Connector { return c }
 
 func cloneValues(v url.Values) url.Values {
 	out := url.Values{}

@@ -12,7 +12,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -35,10 +34,27 @@ var (
 	ErrInvalid   = errors.New("invalid_signature")
 )
 
-var (
-	timestampPattern = regexp.MustCompile(`^[0-9]+$`)
-	signaturePattern = regexp.MustCompile(`^v1=[A-Za-z0-9_-]+$`)
-)
+// wellFormed reports whether timestamp is digits and signature "v1="
+// and base64url characters, within their bounds. (Byte loops: the two
+// regular expressions they replace cost a third of the check.)
+func wellFormed(timestamp, signature string) bool {
+	if len(timestamp) > 20 || len(signature) > 128 || len(signature) <= len("v1=") || signature[:len("v1=")] != "v1=" {
+		return false
+	}
+	for i := 0; i < len(timestamp); i++ {
+		if c := timestamp[i]; c < '0' || c > '9' {
+			return false
+		}
+	}
+	for i := len("v1="); i < len(signature); i++ {
+		switch c := signature[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Sign returns the X-Service-Signature value of a request.
 func Sign(secret []byte, timestamp, method, target string, body []byte) string {
@@ -50,15 +66,13 @@ func Timestamp(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
 
 func mac(secret []byte, timestamp, method, target string, body []byte) []byte {
 	h := hmac.New(sha256.New, secret)
-	h.Write([]byte("v1\n"))
-	h.Write([]byte(timestamp))
-	h.Write([]byte("\n"))
-	h.Write([]byte(strings.ToUpper(method)))
-	h.Write([]byte("\n"))
-	h.Write([]byte(target))
-	h.Write([]byte("\n"))
+	// The parts before the body in one write: one allocation, not five.
+	head := make([]byte, 0, len("v1\n\n\n\n")+len(timestamp)+len(method)+len(target))
+	head = append(append(append(head, "v1\n"...), timestamp...), '\n')
+	head = append(append(append(append(head, strings.ToUpper(method)...), '\n'), target...), '\n')
+	h.Write(head)
 	h.Write(body)
-	return h.Sum(nil)
+	return h.Sum(make([]byte, 0, sha256.Size))
 }
 
 // Verify checks a request's signature headers against any of secrets (the
@@ -68,7 +82,7 @@ func Verify(secrets [][]byte, timestamp, signature, method, target string, body 
 	if timestamp == "" || signature == "" {
 		return ErrMissing
 	}
-	if len(timestamp) > 20 || !timestampPattern.MatchString(timestamp) || len(signature) > 128 || !signaturePattern.MatchString(signature) {
+	if !wellFormed(timestamp, signature) {
 		return ErrMalformed
 	}
 	ts, err := strconv.ParseInt(timestamp, 10, 64)
@@ -78,10 +92,12 @@ func Verify(secrets [][]byte, timestamp, signature, method, target string, body 
 	if skew := now.Unix() - ts; skew > int64(Tolerance/time.Second) || skew < -int64(Tolerance/time.Second) {
 		return ErrStale
 	}
-	given, err := base64.RawURLEncoding.DecodeString(signature[len("v1="):])
+	var buf [96]byte // 128 base64 characters at most
+	n, err := base64.RawURLEncoding.Decode(buf[:], []byte(signature[len("v1="):]))
 	if err != nil {
 		return ErrMalformed
 	}
+	given := buf[:n]
 	ok := false
 	for _, s := range secrets {
 		// Check every secret so the time taken does not tell which matched.

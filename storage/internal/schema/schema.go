@@ -7,8 +7,11 @@
 package schema
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -103,4 +106,36 @@ func ParseAuditDetails(b []byte) (map[string]string, error) {
 		m = nil
 	}
 	return m, nil
+}
+
+// AccountTotal is what several journals add to one balance row, in poisha.
+type AccountTotal struct {
+	OrganizationID, Account string
+	Minor                   int64
+}
+
+// JournalTotals sums the entries of js per (organization, account), in
+// that order: the order in which both stores update balance rows, so that
+// two transactions never lock them in opposite orders.
+func JournalTotals(js []*engine.Journal) ([]AccountTotal, error) {
+	type key struct{ org, account string }
+	sums := map[key]decimal.Decimal{}
+	for _, j := range js {
+		for _, e := range j.Entries {
+			k := key{j.OrganizationID, e.Account}
+			sums[k] = sums[k].Add(e.Amount)
+		}
+	}
+	out := make([]AccountTotal, 0, len(sums))
+	for k, sum := range sums {
+		m, err := MinorUnits(sum)
+		if err != nil {
+			return nil, fmt.Errorf("total of %s %s: %w", k.org, k.account, err)
+		}
+		out = append(out, AccountTotal{k.org, k.account, m})
+	}
+	slices.SortFunc(out, func(a, b AccountTotal) int {
+		return cmp.Or(strings.Compare(a.OrganizationID, b.OrganizationID), strings.Compare(a.Account, b.Account))
+	})
+	return out, nil
 }

@@ -1,0 +1,206 @@
+// Package opcost counts what the money path's operations ask of a store,
+// for both stores' tests (issue 18: statements per operation).
+package opcost
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/internal/mock"
+)
+
+// counts is what one operation cost.
+type counts struct{ statements, transactions float64 }
+
+func (c counts) String() string {
+	return fmt.Sprintf("%.1f statements, %.2f write transactions", c.statements, c.transactions)
+}
+
+// Measure counts the statements and write transactions of the money
+// path's operations on store, run one at a time (a transaction each) and
+// 32 at once (sharing transactions: group commit), and logs them. It fails
+// the test if the operations run at once cost as many transactions as run
+// alone: their writes no longer share commits. count reads the store's
+// counters: statements (BEGIN and COMMIT not included) and write
+// transactions begun.
+func Measure(t *testing.T, store engine.Store, count func() (statements, transactions int64)) {
+	t.Helper()
+	ctx := context.Background()
+	keyring, err := engine.NewKeyring(make([]byte, engine.MasterKeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	payments := map[string]*engine.ProviderTransaction{}
+	provider := &mock.Provider{
+		LookupTransactionFunc: func(_ context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if p := payments[req.TransactionID]; p != nil {
+				return p, nil
+			}
+			return nil, engine.ErrTransactionNotFound
+		},
+		CheckPayoutMethodFunc: func(context.Context, string) error { return nil },
+	}
+	eng, err := engine.New(engine.Config{Store: store, Provider: provider, Keyring: keyring, WorkerConcurrency: 32, ClaimBatch: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes, name := true, "Shop"
+	creds, err := eng.CreateOrganization(ctx, engine.OrganizationSettings{Name: &name, H2HEnabled: &yes, WithdrawalsEnabled: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := creds.Organization.ID
+	for i := range 3 {
+		if _, err := eng.AddWallet(ctx, engine.AddWalletParams{OrganizationID: org, Channel: "bkash", Operation: "cash_out", Phone: fmt.Sprintf("0181111111%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := eng.AdjustBalance(ctx, engine.AdjustParams{OrganizationID: org, Amount: "1000000", Reason: "float", Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+
+	oneByOne := engineWithWorkers(t, store, provider, keyring, 1)
+	seq := 0
+	// measure runs op k times, at once or one after another, and returns
+	// the cost of one.
+	measure := func(k int, atOnce bool, op func(i int) error) counts {
+		t.Helper()
+		s0, t0 := count()
+		errs := make([]error, k)
+		if atOnce {
+			var wg sync.WaitGroup
+			for i := range k {
+				wg.Go(func() { errs[i] = op(i) })
+			}
+			wg.Wait()
+		} else {
+			for i := range k {
+				errs[i] = op(i)
+			}
+		}
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		s1, t1 := count()
+		return counts{float64(s1-s0) / float64(k), float64(t1-t0) / float64(k)}
+	}
+	verifyRun := func(k int, atOnce bool) (create, submit, finish counts) {
+		deposits := make([]*engine.Deposit, k)
+		create = measure(k, atOnce, func(i int) error {
+			mu.Lock()
+			seq++
+			merchantID := fmt.Sprintf("d-%d", seq)
+			mu.Unlock()
+			d, _, err := eng.CreateDeposit(ctx, engine.CreateDepositParams{
+				OrganizationID: org, CheckoutMode: "h2h", Amount: "500", PaymentMethod: "bkash_agent",
+				RedirectURL: "https://shop.example/r", MerchantID: merchantID, PayerPhone: "01712345678",
+			})
+			deposits[i] = d
+			return err
+		})
+		for _, d := range deposits {
+			txID := txIDOf(d)
+			mu.Lock()
+			payments[txID] = &engine.ProviderTransaction{
+				Channel: d.Channel, TransactionID: txID, Type: engine.TransactionCashOut, Status: engine.TransactionCompleted,
+				Amount: d.Amount, Currency: "BDT", PayerPhone: d.PayerPhone, RecipientPhone: d.RecipientPhone,
+				CompletedAt: d.CreatedAt.Truncate(time.Second).Add(time.Second),
+			}
+			mu.Unlock()
+		}
+		submit = measure(k, atOnce, func(i int) error {
+			d := deposits[i]
+			_, err := eng.SubmitTransactionID(ctx, engine.VerifyParams{OrganizationID: org, DepositID: d.ID, TransactionID: txIDOf(d)})
+			return err
+		})
+		// The worker: its claims (ClaimBatch at a time) and checks, at
+		// most WorkerConcurrency at once, until none is left.
+		finish = measure(1, false, func(int) error {
+			if !atOnce {
+				for range k {
+					if _, err := oneByOne.ProcessAttempts(ctx); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			for {
+				claimed, err := eng.ProcessAttempts(ctx)
+				if err != nil || claimed == 0 {
+					return err
+				}
+			}
+		})
+		finish.statements /= float64(k)
+		finish.transactions /= float64(k)
+		for _, d := range deposits {
+			got, err := eng.GetDeposit(ctx, org, d.ID)
+			if err != nil || got.Status != engine.StatusSucceeded {
+				t.Fatalf("deposit %s: %v %s, %v", d.ID, got.Status, got.FailureCode, err)
+			}
+		}
+		return create, submit, finish
+	}
+	withdrawRun := func(k int, atOnce bool) counts {
+		return measure(k, atOnce, func(int) error {
+			mu.Lock()
+			seq++
+			merchantID := fmt.Sprintf("w-%d", seq)
+			mu.Unlock()
+			_, err := eng.CreateWithdrawal(ctx, engine.CreateWithdrawalParams{
+				OrganizationID: org, Amount: "100", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: merchantID,
+			})
+			return err
+		})
+	}
+
+	c1, s1, f1 := verifyRun(8, false)
+	w1 := withdrawRun(8, false)
+	c32, s32, f32 := verifyRun(32, true)
+	w32 := withdrawRun(32, true)
+	t.Logf("one at a time: create %s; submit %s; worker %s; withdrawal create %s", c1, s1, f1, w1)
+	t.Logf("32 at once:    create %s; submit %s; worker %s; withdrawal create %s", c32, s32, f32, w32)
+	for _, c := range []struct {
+		what        string
+		alone, many counts
+	}{{"submit", s1, s32}, {"worker", f1, f32}, {"withdrawal create", w1, w32}} {
+		if c.many.transactions >= c.alone.transactions {
+			t.Errorf("%s: %.2f write transactions each when 32 run at once, %.2f one at a time: no group commit", c.what, c.many.transactions, c.alone.transactions)
+		}
+	}
+	check, err := eng.VerifyLedger(ctx)
+	if err != nil || len(check.Differences) > 0 {
+		t.Fatalf("ledger check: %v, %+v", err, check)
+	}
+	journals, err := eng.ListJournals(ctx, org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(journals) != 1+40+40 {
+		t.Fatalf("%d journals, want the float, 40 credits and 40 holds", len(journals))
+	}
+}
+
+// txIDOf is the transaction ID that pays d, as submissions normalize it.
+func txIDOf(d *engine.Deposit) string { return strings.ToUpper("TX" + d.ID[len(d.ID)-10:]) }
+
+// engineWithWorkers is an engine over store whose worker checks claimed
+// attempts workers at a time and claims as many.
+func engineWithWorkers(t *testing.T, store engine.Store, p engine.Provider, k *engine.Keyring, workers int) *engine.Engine {
+	t.Helper()
+	eng, err := engine.New(engine.Config{Store: store, Provider: p, Keyring: k, WorkerConcurrency: workers, ClaimBatch: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}

@@ -1,0 +1,51 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payd-engine/payd/storage/internal/opcost"
+	"github.com/payd-engine/payd/storage/postgres/pgtest"
+)
+
+// statementCounter is a pgx tracer that counts statements (BEGIN, COMMIT
+// and ROLLBACK apart) and read-write transactions begun.
+type statementCounter struct {
+	statements, transactions atomic.Int64
+}
+
+func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	sql := strings.ToLower(strings.TrimSpace(data.SQL))
+	switch {
+	case strings.HasPrefix(sql, "begin"):
+		if !strings.Contains(sql, "read only") {
+			c.transactions.Add(1)
+		}
+	case sql == "commit", sql == "rollback":
+	default:
+		c.statements.Add(1)
+	}
+	return ctx
+}
+
+func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TestStatementsPerOperation counts the statements and write transactions
+// of the money path's operations on Postgres (opcost.Measure); go test -v
+// prints them.
+func TestStatementsPerOperation(t *testing.T) {
+	n := &statementCounter{}
+	configHook = func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = n }
+	t.Cleanup(func() { configHook = func(*pgxpool.Config) {} })
+	store, err := Open(context.Background(), pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	opcost.Measure(t, store, func() (int64, int64) { return n.statements.Load(), n.transactions.Load() })
+}

@@ -1,0 +1,68 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql/driver"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/payd-engine/payd/storage/internal/opcost"
+)
+
+// statementCounter counts what payd asks of SQLite: statements (each Exec
+// or Query, on any connection) and write transactions (their BEGIN and
+// COMMIT are a statement each, and each commit a flush of the WAL).
+type statementCounter struct {
+	statements, transactions atomic.Int64
+}
+
+type countingConnector struct {
+	driver.Connector
+	n *statementCounter
+}
+
+func (c countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{conn: dc.(conn), n: c.n}, nil
+}
+
+type countingConn struct {
+	conn
+	n *statementCounter
+}
+
+func (c *countingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.n.statements.Add(1)
+	return c.conn.ExecContext(ctx, query, args)
+}
+
+func (c *countingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	c.n.statements.Add(1)
+	return c.conn.QueryContext(ctx, query, args)
+}
+
+func (c *countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if !opts.ReadOnly {
+		c.n.transactions.Add(1)
+	}
+	return c.conn.BeginTx(ctx, opts)
+}
+
+// TestStatementsPerOperation counts the statements and write transactions
+// of the money path's operations on SQLite (opcost.Measure); go test -v
+// prints them.
+func TestStatementsPerOperation(t *testing.T) {
+	n := &statementCounter{}
+	wrapConnector = func(c driver.Connector) driver.Connector { return countingConnector{c, n} }
+	t.Cleanup(func() { wrapConnector = func(c driver.Connector) driver.Connector { return c } })
+	store, err := Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	opcost.Measure(t, store, func() (int64, int64) { return n.statements.Load(), n.transactions.Load() })
+}
