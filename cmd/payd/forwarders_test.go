@@ -471,7 +471,7 @@ func TestForwarderAttacks(t *testing.T) {
 	}
 	scrape, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if strings.Contains(string(scrape), token[len(token)-12:]) || !strings.Contains(string(scrape), `/api/v1/devices/forwarders/sms-gateway`) {
+	if strings.Contains(string(scrape), token[len(token)-12:]) || !strings.Contains(string(scrape), `route="/v1/devices/forwarders/sms-gateway"`) {
 		t.Fatalf("metrics: a token, or no route label of the forwarders:\n%s", scrape)
 	}
 }
