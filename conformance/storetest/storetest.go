@@ -117,6 +117,13 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"ListSMS", testListSMS},
 			{"ManualPayouts", testManualPayouts},
 		}},
+		{"Console", []test{
+			{"Operators", testOperatorRoundTrip},
+			{"OperatorSessions", testOperatorSessions},
+			{"PaymentLinks", testPaymentLinks},
+			{"SearchDeposits", testSearchDeposits},
+			{"SearchWithdrawals", testSearchWithdrawals},
+		}},
 		{"Transactions", []test{
 			{"Commit", testCommit},
 			{"RollbackOnError", testRollbackOnError},

@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// The console's reads: searches of deposits and withdrawals for an
+// operator, and today's counts for its overview. Each is served from an
+// index (see migration 0016) and bounded by a limit.
+
+// MaxSearchResults bounds a console search.
+const MaxSearchResults = 200
+
+// SearchDepositsParams filter SearchDeposits; empty fields match all. An
+// empty OrganizationID searches every organization (platform operators).
+type SearchDepositsParams struct {
+	OrganizationID string
+	MerchantID     string
+	// TransactionID matches a deposit any of whose attempts claimed it.
+	TransactionID string
+	PayerPhone    string
+	Status        string
+	// From and To bound the creation time (To exclusive); zero: open.
+	From, To time.Time
+	Limit    int
+	// Channels are the channels whose attempts a TransactionID is looked
+	// up on; the engine fills them.
+	Channels []string
+}
+
+// SearchDeposits finds deposits for an operator, newest first.
+func (e *Engine) SearchDeposits(ctx context.Context, p SearchDepositsParams) ([]*Deposit, error) {
+	if p.TransactionID != "" {
+		id, err := NormalizeTransactionID("transaction_id", p.TransactionID)
+		if err != nil {
+			return nil, err
+		}
+		p.TransactionID, p.Channels = id, Channels()
+	}
+	if p.PayerPhone != "" {
+		phone, err := NormalizePhone("payer_phone", p.PayerPhone)
+		if err != nil {
+			return nil, err
+		}
+		p.PayerPhone = phone
+	}
+	if p.Limit <= 0 || p.Limit > MaxSearchResults {
+		p.Limit = MaxSearchResults
+	}
+	var out []*Deposit
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		out, err = tx.SearchDeposits(ctx, p)
+		return err
+	})
+	return out, err
+}
+
+// SearchWithdrawalsParams filter SearchWithdrawals like SearchDeposits.
+type SearchWithdrawalsParams struct {
+	OrganizationID string
+	MerchantID     string
+	Status         string
+	Limit          int
+}
+
+// SearchWithdrawals finds withdrawals for an operator, newest first.
+func (e *Engine) SearchWithdrawals(ctx context.Context, p SearchWithdrawalsParams) ([]*Withdrawal, error) {
+	if p.Limit <= 0 || p.Limit > MaxSearchResults {
+		p.Limit = MaxSearchResults
+	}
+	var out []*Withdrawal
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		out, err = tx.SearchWithdrawals(ctx, p)
+		return err
+	})
+	return out, err
+}
+
+// StatusCounts are how many deposits and withdrawals of an organization
+// (or all, for "") were created since a time, by status.
+type StatusCounts struct {
+	Deposits    map[string]int
+	Withdrawals map[string]int
+}
+
+// CountSince counts the deposits and withdrawals created since since, by
+// status, through the creation-time indexes: the cost follows that day's
+// rows, not the history.
+func (e *Engine) CountSince(ctx context.Context, orgID string, since time.Time) (*StatusCounts, error) {
+	var c StatusCounts
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if c.Deposits, err = tx.CountDepositsSince(ctx, orgID, since); err != nil {
+			return err
+		}
+		c.Withdrawals, err = tx.CountWithdrawalsSince(ctx, orgID, since)
+		return err
+	})
+	return &c, err
+}
+
+// ListResourceEvents returns the events of a resource (a deposit or withdrawal)
+// of an organization, oldest first.
+func (e *Engine) ListResourceEvents(ctx context.Context, orgID, resourceID string) ([]*Event, error) {
+	var out []*Event
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		out, err = tx.ListEvents(ctx, ListEventsParams{OrganizationID: orgID, ResourceID: resourceID, Limit: 100})
+		return err
+	})
+	return out, err
+}
+
+// ListEventDeliveriesOf returns the deliveries of one event with their
+// posts.
+func (e *Engine) ListEventDeliveriesOf(ctx context.Context, orgID, eventID string) ([]DeliveryWithAttempts, error) {
+	var out []DeliveryWithAttempts
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		ds, err := tx.ListDeliveries(ctx, ListDeliveriesParams{OrganizationID: orgID, EventID: eventID})
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			as, err := tx.ListDeliveryAttempts(ctx, d.ID)
+			if err != nil {
+				return err
+			}
+			out = append(out, DeliveryWithAttempts{Delivery: d, Posts: as})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// GetEvent returns an event of an organization, or not_found.
+func (e *Engine) GetEvent(ctx context.Context, orgID, id string) (*Event, error) {
+	var ev *Event
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		ev, err = tx.GetEvent(ctx, id)
+		return err
+	})
+	if err == nil && ev.OrganizationID != orgID {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return nil, notFound(err, "event")
+	}
+	return ev, nil
+}
