@@ -61,6 +61,7 @@ flags:
 	keyCacheTTL := fs.Duration("api-key-cache-ttl", ev.duration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
 	pprofAddr := fs.String("pprof-addr", env("PAYD_PPROF_ADDR", ""), "serve net/http/pprof on this address (e.g. 127.0.0.1:6060), apart from the API; off when empty (env PAYD_PPROF_ADDR)")
 	metricsAddr := fs.String("metrics-addr", env("PAYD_METRICS_ADDR", ""), "serve the operations endpoints /metrics (Prometheus), /healthz and /readyz on this address (e.g. 127.0.0.1:9090), apart from the API; off when empty (env PAYD_METRICS_ADDR)")
+	consoleAddr := fs.String("console-addr", env("PAYD_CONSOLE_ADDR", ""), "serve the operator console (/console) on this address instead of beside the API, e.g. 127.0.0.1:8081 (env PAYD_CONSOLE_ADDR)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", ev.duration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
@@ -107,6 +108,7 @@ flags:
 		Provider: *provider, SMSSilence: *smsSilence, SMSGrace: *smsGrace,
 		Webhooks: transport.NewWebhookClient(*allowPrivate), LeaseDuration: *leaseDuration, RateLimits: rl,
 		WorkerConcurrency: *workers, APIKeyCacheTTL: cacheTTL(*keyCacheTTL), CreateBatch: *createBatch,
+		ConsoleApart: *consoleAddr != "",
 	})
 	if err != nil {
 		return err
@@ -125,6 +127,13 @@ flags:
 		}
 		defer opsLn.Close()
 	}
+	var consoleLn net.Listener
+	if *consoleAddr != "" {
+		if consoleLn, err = net.Listen("tcp", *consoleAddr); err != nil {
+			return fmt.Errorf("--console-addr: %w", err)
+		}
+		defer consoleLn.Close()
+	}
 	next, err := nextStep(ctx, db.store, &sf)
 	if err != nil {
 		return err
@@ -138,6 +147,10 @@ flags:
 	if opsLn != nil {
 		m.RunOps(opsLn)
 		logger.Info("operations listening", "addr", opsLn.Addr().String(), "endpoints", "/metrics /healthz /readyz")
+	}
+	if consoleLn != nil {
+		m.RunConsole(consoleLn)
+		logger.Info("console listening", "addr", consoleLn.Addr().String(), "path", "/console/")
 	}
 	var serveErr error
 	select {
