@@ -24,7 +24,6 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"embed"
 	"encoding/base64"
 	"errors"
@@ -521,5 +520,3 @@ func clientAddr(r *http.Request) string {
 	return host
 }
 
-// sameSecret compares two strings in constant time.
-func sameSecret(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }

@@ -1,0 +1,172 @@
+package console_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/paydserver/paydtest"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// TestPayoutQueue: a manual payout (SMS inbox) is completed from the
+// withdrawals page with the operator's transaction ID, audited with the
+// operator as actor; another organization's operator cannot touch it.
+func TestPayoutQueue(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t, func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox })
+	orgA := srv.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
+	orgB := srv.NewOrg(engine.OrganizationSettings{})
+	srv.Fund(orgA, "2000")
+	w, err := srv.Engine.CreateWithdrawal(ctx, engine.CreateWithdrawalParams{
+		OrganizationID: orgA.ID, Amount: "750", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: "payout-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Work() // the payout joins the operator's queue
+	operator(t, srv, "a@example.com", engine.RoleOperator, orgA.ID, false)
+	operator(t, srv, "b@example.com", engine.RoleOwner, orgB.ID, false)
+
+	b := newBrowser(t, srv)
+	b.login("b@example.com", "")
+	if p := b.post("/console/payouts/"+w.ID+"/complete", url.Values{"transaction_id": {"EVIL123"}}); p.status != http.StatusNotFound {
+		t.Errorf("org B completing org A's payout: %d, want 404", p.status)
+	}
+	if p := b.post("/console/payouts/"+w.ID+"/fail", url.Values{"reason": {"no"}}); p.status != http.StatusNotFound {
+		t.Errorf("org B failing org A's payout: %d, want 404", p.status)
+	}
+
+	a := newBrowser(t, srv)
+	a.login("a@example.com", "")
+	if p := a.get("/console/"); !strings.Contains(p.body, `id="payouts-waiting">1<`) {
+		t.Error("the overview does not count the waiting payout")
+	}
+	p := a.get("/console/withdrawals")
+	if !strings.Contains(p.body, `id="payout-`+w.ID+`"`) || !strings.Contains(p.body, "750.00") {
+		t.Fatalf("the queue does not show the payout: %s", p.body)
+	}
+	if p := a.post("/console/payouts/"+w.ID+"/complete", url.Values{"transaction_id": {"bk7q2w9e1r"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("complete: %d %s", p.status, p.body)
+	}
+	srv.Work() // the engine's worker learns the outcome
+	got, err := srv.Engine.GetWithdrawal(ctx, orgA.ID, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != engine.WithdrawalSucceeded || got.ProviderReference != "BK7Q2W9E1R" {
+		t.Errorf("withdrawal after complete: %s ref %q", got.Status, got.ProviderReference)
+	}
+	es, _ := srv.Engine.ListAudit(ctx, orgA.ID, 0)
+	found := false
+	for _, e := range es {
+		found = found || e.Subject == w.ID && e.Actor == "console:a@example.com"
+	}
+	if !found {
+		t.Error("the completion is not audited with the operator as actor")
+	}
+	if p := a.get("/console/withdrawals"); strings.Contains(p.body, `id="payout-`+w.ID+`"`) {
+		t.Error("the completed payout is still in the queue")
+	}
+}
+
+// TestFindDepositByTransactionID: the ID a payer reads out, in any case,
+// finds the deposit, whose page shows its attempt and events.
+func TestFindDepositByTransactionID(t *testing.T) {
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	w := srv.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	res := srv.CreateH2H(org, paydtest.H2H(paydtest.KV{"merchant_id", `"order-77"`}))
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	id := paydtest.Str(res.JSON, "id")
+	if r := srv.SandboxPay(org, `{"channel":"bkash","transaction_id":"9XK4TQ2M7P","payer_phone":"01712345678","recipient_phone":"`+w.Phone+`","amount":"500","status":"completed","type":"cash_out"}`); r.Status != http.StatusCreated {
+		t.Fatalf("sandbox pay: %d %s", r.Status, r.Body)
+	}
+	if r := srv.Verify(org, id, `{"provider_transaction_id":"9XK4TQ2M7P"}`); r.Status >= 300 {
+		t.Fatalf("verify: %d %s", r.Status, r.Body)
+	}
+	srv.Work()
+	operator(t, srv, "a@example.com", engine.RoleViewer, org.ID, false)
+	b := newBrowser(t, srv)
+	b.login("a@example.com", "")
+	p := b.get("/console/deposits?transaction_id=9xk4tq2m7p")
+	if !strings.Contains(p.body, "/console/deposits/"+id) {
+		t.Fatalf("search by transaction ID does not find %s: %s", id, p.body)
+	}
+	for _, q := range []string{"phone=01712345678", "merchant_id=order-77", "status=succeeded"} {
+		if p := b.get("/console/deposits?" + q); !strings.Contains(p.body, "/console/deposits/"+id) {
+			t.Errorf("search by %s does not find the deposit", q)
+		}
+	}
+	if p := b.get("/console/deposits?status=failed"); strings.Contains(p.body, "/console/deposits/"+id) {
+		t.Error("search by another status finds the deposit")
+	}
+	if p := b.get("/console/deposits?from=not-a-date"); p.status != http.StatusBadRequest {
+		t.Errorf("a bad date: %d, want 400", p.status)
+	}
+	p = b.get("/console/deposits/" + id)
+	if p.status != http.StatusOK || !strings.Contains(p.body, "9XK4TQ2M7P") || !strings.Contains(p.body, "deposit.succeeded") {
+		t.Errorf("deposit page: %d", p.status)
+	}
+}
+
+// TestPaymentLink: an operator's link opens the hosted checkout for its
+// amount; paid, it says so and opens no other checkout.
+func TestPaymentLink(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	operator(t, srv, "a@example.com", engine.RoleOperator, org.ID, false)
+	a := newBrowser(t, srv)
+	a.login("a@example.com", "")
+	if p := a.post("/console/links", url.Values{"amount": {"0"}}); p.status != http.StatusBadRequest {
+		t.Errorf("a zero link: %d, want 400", p.status)
+	}
+	p := a.post("/console/links", url.Values{"amount": {"1250.50"}, "note": {"Invoice 42"}})
+	if p.status != http.StatusOK {
+		t.Fatalf("create: %d", p.status)
+	}
+	links, _ := srv.Engine.ListPaymentLinks(ctx, org.ID, 0)
+	link := links[0]
+	payer := newBrowser(t, srv)
+	p = payer.get("/pay/" + link.Token)
+	if p.status != http.StatusOK || !strings.Contains(p.body, "1250.50") || !strings.Contains(p.body, "Invoice 42") {
+		t.Fatalf("pay page: %d", p.status)
+	}
+	p = payer.post("/pay/"+link.Token, url.Values{"method": {"bkash"}})
+	if p.status != http.StatusSeeOther || !strings.Contains(p.header.Get("Location"), "/checkout/") {
+		t.Fatalf("pay: %d %s", p.status, p.header.Get("Location"))
+	}
+	checkout := p.header.Get("Location")
+	// Opening the link again, before paying, is the same checkout.
+	if p := payer.post("/pay/"+link.Token, url.Values{"method": {"bkash"}}); p.header.Get("Location") != checkout {
+		t.Errorf("a second open: %s, want %s", p.header.Get("Location"), checkout)
+	}
+	st, err := srv.Engine.GetPaymentLinkByToken(ctx, link.Token)
+	if err != nil || st.Deposit == nil || !st.Deposit.Amount.Equal(link.Amount) {
+		t.Fatalf("the link's deposit: %+v %v", st, err)
+	}
+	token := checkout[strings.LastIndex(checkout, "/")+1:]
+	if r := srv.SandboxPay(org, `{"channel":"bkash","transaction_id":"LINKPAID9","payer_phone":"01712345678","amount":"1250.50","status":"completed"}`); r.Status != http.StatusCreated {
+		t.Fatalf("sandbox pay: %d %s", r.Status, r.Body)
+	}
+	if _, err := srv.Engine.SubmitCheckoutPayment(ctx, token, "LINKPAID9"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Work()
+	if p := payer.get("/pay/" + link.Token); !strings.Contains(p.body, `id="paid"`) {
+		t.Error("the paid link does not say so")
+	}
+	if p := payer.post("/pay/"+link.Token, url.Values{"method": {"bkash"}}); p.status != http.StatusConflict {
+		t.Errorf("paying a paid link: %d, want 409", p.status)
+	}
+	if p := payer.get("/pay/unknown-token"); p.status != http.StatusNotFound {
+		t.Errorf("an unknown link: %d", p.status)
+	}
+}
