@@ -519,4 +519,3 @@ func clientAddr(r *http.Request) string {
 	}
 	return host
 }
-
