@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
@@ -168,5 +169,39 @@ func TestPaymentLink(t *testing.T) {
 	}
 	if p := payer.get("/pay/unknown-token"); p.status != http.StatusNotFound {
 		t.Errorf("an unknown link: %d", p.status)
+	}
+}
+
+// TestPaymentLinkOpenedAtOnce: payers opening one link at the same moment
+// get one deposit, with real goroutines against the real store.
+func TestPaymentLinkOpenedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	link, err := srv.Engine.CreatePaymentLink(ctx, org.ID, "800", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 8)
+	errs := make([]error, 8)
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Go(func() {
+			d, err := srv.Engine.PayPaymentLink(ctx, engine.PayPaymentLinkParams{Token: link.Token, PaymentMethod: "bkash", ReturnURL: srv.URL + "/pay/" + link.Token})
+			if err == nil {
+				ids[i] = d.ID
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i := range ids {
+		if errs[i] != nil || ids[i] != ids[0] {
+			t.Fatalf("open %d: %s, %v; first: %s", i, ids[i], errs[i], ids[0])
+		}
+	}
+	st, err := srv.Engine.GetPaymentLinkByToken(ctx, link.Token)
+	if err != nil || st.Link.Deposits != 1 || st.Link.DepositID != ids[0] {
+		t.Fatalf("link after concurrent opens: %+v %v", st.Link, err)
 	}
 }
