@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // The console's reads: searches of deposits and withdrawals for an
@@ -150,4 +153,52 @@ func (e *Engine) GetEvent(ctx context.Context, orgID, id string) (*Event, error)
 		return nil, notFound(err, "event")
 	}
 	return ev, nil
+}
+
+// AuditWalletLimits is recorded when an operator changes a wallet's limits.
+const AuditWalletLimits = "wallet.limits"
+
+// WalletLimits are a wallet's optional limits as an operator types them:
+// amounts, "" for no limit.
+type WalletLimits struct {
+	MinAmount, MaxAmount, DailyLimit string
+}
+
+// SetWalletLimits replaces a wallet's limits (the amounts one deposit may
+// have, and its daily total); they apply to the next pick.
+func (e *Engine) SetWalletLimits(ctx context.Context, orgID, walletID string, l WalletLimits) (*Wallet, error) {
+	var limits [3]decimal.NullDecimal
+	for i, f := range []struct{ field, src string }{{"min_amount", l.MinAmount}, {"max_amount", l.MaxAmount}, {"daily_limit", l.DailyLimit}} {
+		if strings.TrimSpace(f.src) == "" {
+			continue
+		}
+		d, err := ParseAmount(f.field, strings.TrimSpace(f.src))
+		if err != nil {
+			return nil, err
+		}
+		limits[i] = decimal.NewNullDecimal(d)
+	}
+	if limits[0].Valid && limits[1].Valid && limits[0].Decimal.GreaterThan(limits[1].Decimal) {
+		return nil, Invalid("min_amount", "must not exceed max_amount")
+	}
+	var w *Wallet
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if w, err = tx.LockWallet(ctx, orgID, walletID); err != nil {
+			return notFound(err, "wallet")
+		}
+		w.MinAmount, w.MaxAmount, w.DailyLimit = limits[0], limits[1], limits[2]
+		if err := tx.UpdateWallet(ctx, w); err != nil {
+			return err
+		}
+		show := func(d decimal.NullDecimal) string {
+			if !d.Valid {
+				return "none"
+			}
+			return FormatAmount(d.Decimal)
+		}
+		return e.audit(ctx, tx, AuditWalletLimits, w.OrganizationID, w.ID, map[string]string{
+			"min_amount": show(w.MinAmount), "max_amount": show(w.MaxAmount), "daily_limit": show(w.DailyLimit)})
+	})
+	return w, err
 }

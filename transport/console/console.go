@@ -145,6 +145,7 @@ func New(cfg Config) *Handlers {
 	authed("GET /console/wallets", s.wallets)
 	authed("POST /console/wallets/{id}/enable", s.walletEnable(true))
 	authed("POST /console/wallets/{id}/disable", s.walletEnable(false))
+	authed("POST /console/wallets/{id}/limits", s.walletLimits)
 	authed("GET /console/webhooks", s.webhooks)
 	authed("POST /console/events/{id}/redeliver", s.redeliver)
 	authed("GET /console/keys", s.keys)

@@ -157,6 +157,12 @@ var texts = map[string][2]string{
 	"done_device_revoke":   {"The device is revoked.", "ডিভাইস বাতিল।"},
 	"done_wallet_enable":   {"The wallet is back in the pool.", "ওয়ালেট আবার চালু।"},
 	"done_wallet_disable":  {"The wallet is out of the pool.", "ওয়ালেট বন্ধ।"},
+	"done_wallet_limits":   {"The wallet's limits are saved.", "ওয়ালেটের সীমা সংরক্ষিত।"},
+	"min_amount":           {"Smallest deposit", "সর্বনিম্ন জমা"},
+	"max_amount":           {"Largest deposit", "সর্বোচ্চ জমা"},
+	"daily_limit":          {"Daily total", "দৈনিক মোট"},
+	"no_limit":             {"empty: no limit", "খালি: সীমা নেই"},
+	"endpoints_failing":    {"Webhook endpoints failing or disabled", "ব্যর্থ বা বন্ধ ওয়েবহুক"},
 	"done_redeliver":       {"The event is queued again.", "ইভেন্ট আবার পাঠানো হবে।"},
 	"done_key_revoke":      {"The key is revoked.", "কী বাতিল।"},
 	"logged_in_as":         {"%s (%s)", "%s (%s)"},
@@ -203,8 +209,14 @@ var funcs = template.FuncMap{
 		}
 		return engine.FormatAmount(d.Decimal)
 	},
-	"str":      func(b []byte) string { return string(b) },
-	"dur":      func(d time.Duration) string { return d.Round(time.Millisecond).String() },
-	"list":     func(s ...string) []string { return s },
+	"str":  func(b []byte) string { return string(b) },
+	"dur":  func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	"list": func(s ...string) []string { return s },
+	"nodash": func(s string) string {
+		if s == "-" {
+			return ""
+		}
+		return s
+	},
 	"statuses": func(any) []string { return depositStatuses },
 }

@@ -161,7 +161,8 @@ type overviewData struct {
 	PayoutsWaiting   int
 	HeldSMS          int
 	SilentDevices    []Device
-	DeliveriesFailed int
+	// EndpointsFailing are webhook endpoints failing now or disabled.
+	EndpointsFailing int
 }
 
 type statusCount struct {
@@ -199,6 +200,15 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request, q *request) er
 		return err
 	}
 	data.Deposits, data.Withdrawals = sortedCounts(counts.Deposits), sortedCounts(counts.Withdrawals)
+	eps, err := s.eng.ListWebhookEndpoints(ctx, q.org)
+	if err != nil {
+		return err
+	}
+	for _, ep := range eps {
+		if !ep.Enabled || !ep.FailingSince.IsZero() {
+			data.EndpointsFailing++
+		}
+	}
 	if q.operator.Platform() {
 		// Queue depths are everyone's: a platform operator's alone.
 		if data.Queues, err = s.eng.Queues(ctx); err != nil {
@@ -566,6 +576,16 @@ func (s *server) walletEnable(enabled bool) pageFunc {
 		}
 		return done(w, r, q, "/console/wallets", what)
 	}
+}
+
+func (s *server) walletLimits(w http.ResponseWriter, r *http.Request, q *request) error {
+	f := r.PostForm
+	_, err := s.eng.SetWalletLimits(q.ctx(r), q.org, r.PathValue("id"), engine.WalletLimits{
+		MinAmount: f.Get("min_amount"), MaxAmount: f.Get("max_amount"), DailyLimit: f.Get("daily_limit")})
+	if err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/wallets", "done_wallet_limits")
 }
 
 // Webhooks.

@@ -205,3 +205,34 @@ func TestPaymentLinkOpenedAtOnce(t *testing.T) {
 		t.Fatalf("link after concurrent opens: %+v %v", st.Link, err)
 	}
 }
+
+// TestWalletLimits: an operator sets and clears a wallet's limits; bad
+// amounts are refused.
+func TestWalletLimits(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	w := srv.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	operator(t, srv, "a@example.com", engine.RoleOperator, org.ID, false)
+	a := newBrowser(t, srv)
+	a.login("a@example.com", "")
+	a.get("/console/wallets")
+	if p := a.post("/console/wallets/"+w.ID+"/limits", url.Values{"min_amount": {"500"}, "max_amount": {"100"}}); p.status != http.StatusBadRequest {
+		t.Errorf("min above max: %d, want 400", p.status)
+	}
+	if p := a.post("/console/wallets/"+w.ID+"/limits", url.Values{"min_amount": {"50"}, "max_amount": {"25000"}, "daily_limit": {"100000"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("limits: %d %s", p.status, p.body)
+	}
+	ws, _ := srv.Engine.ListWallets(ctx, org.ID)
+	if !ws[0].MinAmount.Valid || ws[0].MinAmount.Decimal.String() != "50" || ws[0].DailyLimit.Decimal.String() != "100000" {
+		t.Errorf("limits after the form: %+v %+v", ws[0].MinAmount, ws[0].DailyLimit)
+	}
+	if p := a.get("/console/wallets"); !strings.Contains(p.body, `value="25000.00"`) {
+		t.Error("the form does not show the limit")
+	}
+	a.post("/console/wallets/"+w.ID+"/limits", url.Values{"min_amount": {""}, "max_amount": {""}, "daily_limit": {""}})
+	ws, _ = srv.Engine.ListWallets(ctx, org.ID)
+	if ws[0].MinAmount.Valid || ws[0].MaxAmount.Valid || ws[0].DailyLimit.Valid {
+		t.Error("empty fields did not clear the limits")
+	}
+}
