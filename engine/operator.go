@@ -109,12 +109,9 @@ func hashToken(token string) []byte {
 	return h[:]
 }
 
-// errLoginRefused is every refused login and session: which check failed
-// is not told to whoever tries.
-var errLoginRefused = Errorf(CodeUnauthorized, "wrong email, password or code, or the account is locked")
-
-// ErrLoginRefused is the error of a refused login or an unknown session.
-var ErrLoginRefused error = errLoginRefused
+// ErrLoginRefused is every refused login and unknown or ended session:
+// which check failed is not told to whoever tries.
+var ErrLoginRefused error = Errorf(CodeUnauthorized, "wrong email, password or code, or the account is locked")
 
 // AddOperatorParams describe a new operator. Exactly one of OrganizationID
 // and Platform is given.
@@ -299,7 +296,7 @@ func (e *Engine) OperatorTOTPSecret(op *Operator) ([]byte, error) {
 func (e *Engine) OperatorForLogin(ctx context.Context, email string) (*Operator, error) {
 	email, err := NormalizeEmail(email)
 	if err != nil {
-		return nil, errLoginRefused
+		return nil, ErrLoginRefused
 	}
 	var op *Operator
 	err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
@@ -308,13 +305,13 @@ func (e *Engine) OperatorForLogin(ctx context.Context, email string) (*Operator,
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {
-		return nil, errLoginRefused
+		return nil, ErrLoginRefused
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !e.canLogIn(op) {
-		return nil, errLoginRefused
+		return nil, ErrLoginRefused
 	}
 	return op, nil
 }
@@ -373,11 +370,11 @@ func (e *Engine) StartOperatorSession(ctx context.Context, p StartSessionParams)
 			return notFound(err, "operator")
 		}
 		if !e.canLogIn(op) {
-			return errLoginRefused
+			return ErrLoginRefused
 		}
 		if len(op.TOTPSecret) > 0 {
 			if p.TOTPStep <= op.LastTOTPStep {
-				return errLoginRefused // the code was used already
+				return ErrLoginRefused // the code was used already
 			}
 			op.LastTOTPStep = p.TOTPStep
 		}
@@ -425,7 +422,7 @@ func (e *Engine) endSession(ctx context.Context, tx Tx, token string, now time.T
 // SessionAbsoluteTimeout, or its operator is disabled. It records the use.
 func (e *Engine) OperatorSession(ctx context.Context, token string) (*OperatorSession, *Operator, error) {
 	if token == "" || len(token) > 128 {
-		return nil, nil, errLoginRefused
+		return nil, nil, ErrLoginRefused
 	}
 	var s *OperatorSession
 	var op *Operator
@@ -438,20 +435,20 @@ func (e *Engine) OperatorSession(ctx context.Context, token string) (*OperatorSe
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {
-		return nil, nil, errLoginRefused
+		return nil, nil, ErrLoginRefused
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	now := e.now()
 	if s.RevokedAt != nil || !now.Before(s.ExpiresAt) || now.Sub(s.LastSeenAt) >= SessionIdleTimeout || op.DisabledAt != nil {
-		return nil, nil, errLoginRefused
+		return nil, nil, ErrLoginRefused
 	}
 	if now.Sub(s.LastSeenAt) >= sessionTouchEvery {
 		err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 			cur, err := tx.GetOperatorSessionByHash(ctx, s.TokenHash)
 			if err != nil || cur.RevokedAt != nil {
-				return errLoginRefused
+				return ErrLoginRefused
 			}
 			cur.LastSeenAt = now
 			return tx.UpdateOperatorSession(ctx, cur)
