@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
@@ -234,5 +235,59 @@ func TestWalletLimits(t *testing.T) {
 	ws, _ = srv.Engine.ListWallets(ctx, org.ID)
 	if ws[0].MinAmount.Valid || ws[0].MaxAmount.Valid || ws[0].DailyLimit.Valid {
 		t.Error("empty fields did not clear the limits")
+	}
+}
+
+// TestKeysAndRedelivery: a rotated key's secrets are shown once; an event
+// is sent again from the console; another organization's event is 404.
+func TestKeysAndRedelivery(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	other := srv.NewOrg(engine.OrganizationSettings{})
+	// An event of each organization: an expired deposit's.
+	var deps [2]*engine.Deposit
+	for i, o := range []*paydtest.Org{org, other} {
+		d, _, err := srv.Engine.CreateDeposit(ctx, engine.CreateDepositParams{OrganizationID: o.ID, Amount: "500", PaymentMethod: "bkash",
+			RedirectURL: "https://shop.example/back", MerchantID: "m-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deps[i] = d
+	}
+	srv.Clock.Add(time.Hour)
+	srv.Work()
+	eventOf := func(o *paydtest.Org, d *engine.Deposit) string {
+		evs, err := srv.Engine.ListResourceEvents(ctx, o.ID, d.ID)
+		if err != nil || len(evs) == 0 {
+			t.Fatalf("events of %s: %v %v", d.ID, evs, err)
+		}
+		return evs[0].ID
+	}
+	mine, theirs := eventOf(org, deps[0]), eventOf(other, deps[1])
+	operator(t, srv, "a@example.com", engine.RoleOwner, org.ID, false)
+	a := newBrowser(t, srv)
+	a.login("a@example.com", "")
+	a.get("/console/keys")
+	p := a.post("/console/keys/"+org.KeyID+"/rotate", nil)
+	if p.status != http.StatusOK || !strings.Contains(p.body, `id="new-key"`) {
+		t.Fatalf("rotate: %d", p.status)
+	}
+	if p := a.get("/console/keys"); strings.Contains(p.body, `id="new-key"`) {
+		t.Error("the new key is shown again")
+	}
+	if p := a.post("/console/events/"+theirs+"/redeliver", nil); p.status != http.StatusNotFound {
+		t.Errorf("redelivering another organization's event: %d, want 404", p.status)
+	}
+	if p := a.post("/console/events/"+mine+"/redeliver", nil); p.status != http.StatusSeeOther {
+		t.Fatalf("redeliver: %d %s", p.status, p.body)
+	}
+	es, _ := srv.Engine.ListAudit(ctx, org.ID, 0)
+	found := false
+	for _, e := range es {
+		found = found || e.Action == engine.AuditWebhookRedeliver && e.Subject == mine && e.Actor == "console:a@example.com"
+	}
+	if !found {
+		t.Error("the redelivery is not audited with the operator as actor")
 	}
 }
