@@ -154,13 +154,13 @@ func (s *server) setup(w http.ResponseWriter, r *http.Request, q *request) error
 // The overview.
 
 type overviewData struct {
-	Balance          *engine.Balance
-	Deposits         []statusCount
-	Withdrawals      []statusCount
-	Queues           *engine.Queues
-	PayoutsWaiting   int
-	HeldSMS          int
-	SilentDevices    []Device
+	Balance        *engine.Balance
+	Deposits       []statusCount
+	Withdrawals    []statusCount
+	Queues         *engine.Queues
+	PayoutsWaiting int
+	HeldSMS        int
+	SilentDevices  []Device
 	// EndpointsFailing are webhook endpoints failing now or disabled.
 	EndpointsFailing int
 }
