@@ -15,8 +15,9 @@ import (
 // MaxSearchResults bounds a console search.
 const MaxSearchResults = 200
 
-// SearchDepositsParams filter SearchDeposits; empty fields match all. An
-// empty OrganizationID searches every organization (platform operators).
+// SearchDepositsParams filter SearchDeposits; empty fields match all. The
+// engine requires OrganizationID: only the store searches every
+// organization (unindexed, for tools and tests).
 type SearchDepositsParams struct {
 	OrganizationID string
 	MerchantID     string
@@ -34,6 +35,9 @@ type SearchDepositsParams struct {
 
 // SearchDeposits finds deposits for an operator, newest first.
 func (e *Engine) SearchDeposits(ctx context.Context, p SearchDepositsParams) ([]*Deposit, error) {
+	if p.OrganizationID == "" {
+		return nil, Invalid("organization", "is required")
+	}
 	if p.TransactionID != "" {
 		id, err := NormalizeTransactionID("transaction_id", p.TransactionID)
 		if err != nil {
@@ -70,6 +74,9 @@ type SearchWithdrawalsParams struct {
 
 // SearchWithdrawals finds withdrawals for an operator, newest first.
 func (e *Engine) SearchWithdrawals(ctx context.Context, p SearchWithdrawalsParams) ([]*Withdrawal, error) {
+	if p.OrganizationID == "" {
+		return nil, Invalid("organization", "is required")
+	}
 	if p.Limit <= 0 || p.Limit > MaxSearchResults {
 		p.Limit = MaxSearchResults
 	}
@@ -83,7 +90,7 @@ func (e *Engine) SearchWithdrawals(ctx context.Context, p SearchWithdrawalsParam
 }
 
 // StatusCounts are how many deposits and withdrawals of an organization
-// (or all, for "") were created since a time, by status.
+// were created since a time, by status.
 type StatusCounts struct {
 	Deposits    map[string]int
 	Withdrawals map[string]int
@@ -93,6 +100,9 @@ type StatusCounts struct {
 // status, through the creation-time indexes: the cost follows that day's
 // rows, not the history.
 func (e *Engine) CountSince(ctx context.Context, orgID string, since time.Time) (*StatusCounts, error) {
+	if orgID == "" {
+		return nil, Invalid("organization", "is required")
+	}
 	var c StatusCounts
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error

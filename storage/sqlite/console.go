@@ -208,32 +208,45 @@ func (t *tx) SearchDeposits(ctx context.Context, p engine.SearchDepositsParams) 
 		return nil, nil
 	}
 	var w searchWhere
-	w.eq("organization_id", p.OrganizationID)
-	w.eq("merchant_id", p.MerchantID)
-	w.eq("payer_phone", p.PayerPhone)
-	w.eq("status", p.Status)
+	from := `deposits`
 	if p.TransactionID != "" {
 		if len(p.Channels) == 0 {
 			return nil, nil
 		}
-		// The IN list of channels lets attempts' unique (channel,
-		// transaction_id) index serve the look-up.
+		// Driven by attempts' unique (channel, transaction_id), whose IN
+		// list of channels finds the few deposits the ID was submitted
+		// to, whatever the size of the history (CROSS JOIN: SQLite keeps this order).
+		from = `attempts CROSS JOIN deposits ON deposits.id = attempts.deposit_id`
 		in := strings.TrimSuffix(strings.Repeat("?, ", len(p.Channels)), ", ")
 		args := make([]any, 0, len(p.Channels)+1)
 		for _, c := range p.Channels {
 			args = append(args, c)
 		}
-		w.add(`id IN (SELECT deposit_id FROM attempts WHERE channel IN (`+in+`) AND transaction_id = ?)`, append(args, p.TransactionID)...)
+		w.add(`attempts.channel IN (`+in+`) AND attempts.transaction_id = ?`, append(args, p.TransactionID)...)
 	}
+	w.eq("deposits.organization_id", p.OrganizationID)
+	w.eq("deposits.merchant_id", p.MerchantID)
+	w.eq("deposits.payer_phone", p.PayerPhone)
+	w.eq("deposits.status", p.Status)
 	if !p.From.IsZero() {
-		w.add("created_at >= ?", micros(p.From))
+		w.add("deposits.created_at >= ?", micros(p.From))
 	}
 	if !p.To.IsZero() {
-		w.add("created_at < ?", micros(p.To))
+		w.add("deposits.created_at < ?", micros(p.To))
 	}
-	q := `SELECT ` + depositColumns + ` FROM deposits` + w.String() + ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	q := `SELECT ` + qualifiedDepositColumns + ` FROM ` + from + w.String() + ` ORDER BY deposits.created_at DESC, deposits.id DESC LIMIT ?`
 	return queryList(ctx, t, scanDeposit, (q), append(w.args, p.Limit)...)
 }
+
+// qualifiedDepositColumns are depositColumns named with their table, for
+// the join with attempts.
+var qualifiedDepositColumns = func() string {
+	cols := strings.Split(depositColumns, ",")
+	for i, c := range cols {
+		cols[i] = "deposits." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}()
 
 func (t *tx) SearchWithdrawals(ctx context.Context, p engine.SearchWithdrawalsParams) ([]*engine.Withdrawal, error) {
 	if p.Limit <= 0 {

@@ -54,10 +54,13 @@ CREATE TABLE payment_links (
 
 CREATE INDEX payment_links_organization ON payment_links (organization_id, created_at, id);
 
--- The console's searches, newest first: an organization's deposits and
--- withdrawals, everyone's (platform operators), and by payer phone.
+-- The console's searches of an organization's deposits and withdrawals,
+-- newest first, each filter served by an index that also gives the order:
+-- by creation (and date range), by payer phone, by status. A transaction ID
+-- is found through attempts' unique (channel, transaction_id); a merchant_id
+-- through the UNIQUE of 0001.
 CREATE INDEX deposits_organization_created ON deposits (organization_id, created_at, id);
-CREATE INDEX deposits_created ON deposits (created_at, id);
-CREATE INDEX deposits_payer_phone ON deposits (payer_phone, created_at) WHERE payer_phone <> '';
+CREATE INDEX deposits_organization_phone ON deposits (organization_id, payer_phone, created_at, id);
+CREATE INDEX deposits_organization_status ON deposits (organization_id, status, created_at, id);
 CREATE INDEX withdrawals_organization_created ON withdrawals (organization_id, created_at, id);
-CREATE INDEX withdrawals_created ON withdrawals (created_at, id);
+CREATE INDEX withdrawals_organization_status ON withdrawals (organization_id, status, created_at, id);
