@@ -66,15 +66,33 @@ func testOperatorRoundTrip(t *testing.T, s Store) {
 	assertEqual(t, got, a)
 	wantLocked(t, s, a, func(ctx context.Context, tx engine.Tx) (*engine.Operator, error) { return tx.LockOperator(ctx, "op_1") })
 	wantAllNotFound(t, s, calls{
-		"GetOperator":                 func(ctx context.Context, tx engine.Tx) error { _, err := tx.GetOperator(ctx, "op_9"); return err },
-		"GetOperatorByEmail":          func(ctx context.Context, tx engine.Tx) error { _, err := tx.GetOperatorByEmail(ctx, "x@example.com"); return err },
-		"GetOperatorBySetupTokenHash": func(ctx context.Context, tx engine.Tx) error { _, err := tx.GetOperatorBySetupTokenHash(ctx, []byte("setup:op_1")); return err },
-		"GetOperatorSessionByHash":    func(ctx context.Context, tx engine.Tx) error { _, err := tx.GetOperatorSessionByHash(ctx, []byte("x")); return err },
-		"GetPaymentLinkByToken":       func(ctx context.Context, tx engine.Tx) error { _, err := tx.GetPaymentLinkByToken(ctx, "x"); return err },
+		"GetOperator": func(ctx context.Context, tx engine.Tx) error { _, err := tx.GetOperator(ctx, "op_9"); return err },
+		"GetOperatorByEmail": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.GetOperatorByEmail(ctx, "x@example.com")
+			return err
+		},
+		"GetOperatorBySetupTokenHash": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.GetOperatorBySetupTokenHash(ctx, []byte("setup:op_1"))
+			return err
+		},
+		"GetOperatorSessionByHash": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.GetOperatorSessionByHash(ctx, []byte("x"))
+			return err
+		},
+		"GetPaymentLinkByToken": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.GetPaymentLinkByToken(ctx, "x")
+			return err
+		},
 	}, calls{
-		"UpdateOperator":        func(ctx context.Context, tx engine.Tx) error { return tx.UpdateOperator(ctx, newOperator("op_9", "z@example.com", "")) },
-		"UpdateOperatorSession": func(ctx context.Context, tx engine.Tx) error { return tx.UpdateOperatorSession(ctx, &engine.OperatorSession{ID: "ses_9"}) },
-		"UpdatePaymentLink":     func(ctx context.Context, tx engine.Tx) error { return tx.UpdatePaymentLink(ctx, &engine.PaymentLink{ID: "plink_9"}) },
+		"UpdateOperator": func(ctx context.Context, tx engine.Tx) error {
+			return tx.UpdateOperator(ctx, newOperator("op_9", "z@example.com", ""))
+		},
+		"UpdateOperatorSession": func(ctx context.Context, tx engine.Tx) error {
+			return tx.UpdateOperatorSession(ctx, &engine.OperatorSession{ID: "ses_9"})
+		},
+		"UpdatePaymentLink": func(ctx context.Context, tx engine.Tx) error {
+			return tx.UpdatePaymentLink(ctx, &engine.PaymentLink{ID: "plink_9"})
+		},
 	})
 }
 
@@ -137,7 +155,9 @@ func testPaymentLinks(t *testing.T, s Store) {
 	})
 	l1.DepositID, l1.Deposits, l1.UpdatedAt = "dep_1", 1, base.Add(time.Minute)
 	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdatePaymentLink(ctx, l1) })
-	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) { return tx.GetPaymentLink(ctx, "org_1", "plink_1") })
+	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
+		return tx.GetPaymentLink(ctx, "org_1", "plink_1")
+	})
 	assertEqual(t, got, l1)
 }
 
@@ -204,12 +224,16 @@ func testSearchWithdrawals(t *testing.T, s Store) {
 		{"merchant ID", engine.SearchWithdrawalsParams{MerchantID: "m_1", Limit: 10}, "1"},
 		{"status", engine.SearchWithdrawalsParams{OrganizationID: "org_1", Status: engine.WithdrawalProcessing, Limit: 10}, "1"},
 	} {
-		got := get(t, s, func(ctx context.Context, tx engine.Tx) ([]*engine.Withdrawal, error) { return tx.SearchWithdrawals(ctx, c.p) })
+		got := get(t, s, func(ctx context.Context, tx engine.Tx) ([]*engine.Withdrawal, error) {
+			return tx.SearchWithdrawals(ctx, c.p)
+		})
 		if ids := joinIDs(got, func(w *engine.Withdrawal) string { return w.ID }); ids != c.want {
 			t.Errorf("%s: SearchWithdrawals = %q, want %q", c.name, ids, c.want)
 		}
 	}
-	counts := get(t, s, func(ctx context.Context, tx engine.Tx) (map[string]int, error) { return tx.CountWithdrawalsSince(ctx, "", base) })
+	counts := get(t, s, func(ctx context.Context, tx engine.Tx) (map[string]int, error) {
+		return tx.CountWithdrawalsSince(ctx, "", base)
+	})
 	if len(counts) != 2 || counts[engine.WithdrawalProcessing] != 2 || counts[engine.WithdrawalSucceeded] != 1 {
 		t.Errorf("CountWithdrawalsSince = %v", counts)
 	}
