@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -167,15 +168,25 @@ func (a inboxConsole) RotateDevice(ctx context.Context, orgID, deviceID string) 
 }
 
 // withConsole serves the console under /console and payment links under
-// /pay/ beside the API and checkout of api. Without console (it has a
-// listener of its own) only the payment links join the API.
-func withConsole(api http.Handler, h *console.Handlers, mountConsole bool) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle(console.PayPath, h.Pay)
-	if mountConsole {
-		mux.Handle(console.Path, h.Console)
-		mux.Handle(console.Path+"/", h.Console)
-	}
-	mux.Handle("/", api)
-	return mux
+// /pay/ beside the API and checkout of api; the API's own prefix comes
+// first (an embedding shop may put it under /pay/api). Without
+// mountConsole (it has a listener of its own) only the payment links join
+// the API. Paths are matched as they came: the API cleans and refuses
+// hostile ones itself.
+func withConsole(api http.Handler, h *console.Handlers, apiPrefix string, mountConsole bool) http.Handler {
+	apiPrefix = strings.TrimRight(apiPrefix, "/")
+	under := func(p, prefix string) bool { return p == prefix || strings.HasPrefix(p, prefix+"/") }
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case apiPrefix != "" && under(p, apiPrefix):
+			api.ServeHTTP(w, r)
+		case mountConsole && under(p, console.Path):
+			h.Console.ServeHTTP(w, r)
+		case strings.HasPrefix(p, console.PayPath):
+			h.Pay.ServeHTTP(w, r)
+		default:
+			api.ServeHTTP(w, r)
+		}
+	})
 }

@@ -170,7 +170,7 @@ func New(cfg Config) (*App, error) {
 	}
 	ch := console.New(cc)
 	a.Console = ch.Console
-	a.Handler = withConsole(transport.NewHandler(tc), ch, !cfg.ConsoleApart)
+	a.Handler = withConsole(transport.NewHandler(tc), ch, cfg.APIPrefix, !cfg.ConsoleApart)
 	return a, nil
 }
 
