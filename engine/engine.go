@@ -29,6 +29,9 @@
 //	observe.go       Observer (outcomes told after their commit, for metrics) and Queues
 //	view.go          the wire shapes of deposits and withdrawals
 //	audit.go         the audit log of administrative actions
+//	operator.go      console operators: accounts, lockout, sessions
+//	paymentlink.go   payment links: an amount a payer pays through the checkout
+//	console.go       the console's searches, counts and wallet limits
 //	errors.go        the contract's error codes and the store's errors
 package engine
 

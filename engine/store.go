@@ -293,6 +293,70 @@ type Tx interface {
 	// webhook endpoints through the partial index of the disabled ones, so
 	// that its cost follows them, not the endpoints or their deliveries.
 	CountDisabledWebhookEndpoints(ctx context.Context) (int, error)
+
+	// Operator console: operators, their sessions, payment links, and the
+	// console's searches (issue 22).
+
+	// CreateOperator inserts op. Returns ErrDuplicate if its ID or email
+	// exists.
+	CreateOperator(ctx context.Context, op *Operator) error
+	// GetOperator returns ErrNotFound if id does not exist.
+	GetOperator(ctx context.Context, id string) (*Operator, error)
+	// LockOperator is GetOperator with the row locked until the
+	// transaction ends.
+	LockOperator(ctx context.Context, id string) (*Operator, error)
+	// GetOperatorByEmail returns the operator with the (normalized) email,
+	// or ErrNotFound.
+	GetOperatorByEmail(ctx context.Context, email string) (*Operator, error)
+	// GetOperatorBySetupTokenHash returns the operator whose setup token
+	// hashes to hash, or ErrNotFound.
+	GetOperatorBySetupTokenHash(ctx context.Context, hash []byte) (*Operator, error)
+	// ListOperators returns an organization's operators, or all if
+	// organizationID is "", oldest first.
+	ListOperators(ctx context.Context, organizationID string) ([]*Operator, error)
+	// UpdateOperator writes every mutable field of op (password hash,
+	// second factor, setup token, failed logins, lockout, disabled_at,
+	// updated_at). Returns ErrNotFound if op.ID does not exist.
+	UpdateOperator(ctx context.Context, op *Operator) error
+	// CreateOperatorSession inserts s. Returns ErrDuplicate if its ID or
+	// token hash exists.
+	CreateOperatorSession(ctx context.Context, s *OperatorSession) error
+	// GetOperatorSessionByHash returns the session whose token hashes to
+	// hash, or ErrNotFound.
+	GetOperatorSessionByHash(ctx context.Context, hash []byte) (*OperatorSession, error)
+	// UpdateOperatorSession writes last_seen_at and revoked_at.
+	// Returns ErrNotFound if s.ID does not exist.
+	UpdateOperatorSession(ctx context.Context, s *OperatorSession) error
+	// RevokeOperatorSessions revokes, at now, every open session of an
+	// operator.
+	RevokeOperatorSessions(ctx context.Context, operatorID string, now time.Time) error
+	// CreatePaymentLink inserts l. Returns ErrDuplicate if its ID or
+	// token exists.
+	CreatePaymentLink(ctx context.Context, l *PaymentLink) error
+	// GetPaymentLink returns ErrNotFound unless id is a link of
+	// organizationID.
+	GetPaymentLink(ctx context.Context, organizationID, id string) (*PaymentLink, error)
+	// GetPaymentLinkByToken returns the link of token, or ErrNotFound.
+	GetPaymentLinkByToken(ctx context.Context, token string) (*PaymentLink, error)
+	// ListPaymentLinks returns up to limit links of an organization,
+	// newest first.
+	ListPaymentLinks(ctx context.Context, organizationID string, limit int) ([]*PaymentLink, error)
+	// UpdatePaymentLink writes deposit_id, deposits and updated_at.
+	// Returns ErrNotFound if l.ID does not exist.
+	UpdatePaymentLink(ctx context.Context, l *PaymentLink) error
+	// SearchDeposits returns up to p.Limit deposits matching every given
+	// filter of p, newest first, through an index of the most selective
+	// filter given (a transaction ID through attempts' (channel,
+	// transaction_id) over p.Channels).
+	SearchDeposits(ctx context.Context, p SearchDepositsParams) ([]*Deposit, error)
+	// SearchWithdrawals returns up to p.Limit withdrawals matching p,
+	// newest first.
+	SearchWithdrawals(ctx context.Context, p SearchWithdrawalsParams) ([]*Withdrawal, error)
+	// CountDepositsSince counts the deposits of an organization (all if
+	// "") created at or after since, by status.
+	CountDepositsSince(ctx context.Context, organizationID string, since time.Time) (map[string]int, error)
+	// CountWithdrawalsSince is CountDepositsSince for withdrawals.
+	CountWithdrawalsSince(ctx context.Context, organizationID string, since time.Time) (map[string]int, error)
 }
 
 // ListAuditParams filters ListAudit. An empty OrganizationID matches all.

@@ -22,6 +22,7 @@ type Main struct {
 
 	srv      *http.Server
 	ops      *http.Server // nil without RunOps
+	console  *http.Server // nil without RunConsole
 	served   chan error
 	stopWork context.CancelFunc
 	worked   chan error
@@ -67,6 +68,20 @@ func (m *Main) RunOps(ln net.Listener) {
 	go func() { _ = m.ops.Serve(ln) }()
 }
 
+// RunConsole serves the operator console (App.Console, under /console) on
+// ln, apart from the API, until Close or Stop.
+func (m *Main) RunConsole(ln net.Listener) {
+	m.console = &http.Server{
+		Handler:           m.App.Console,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	}
+	go func() { _ = m.console.Serve(ln) }()
+}
+
 // Served receives the error of a server that stopped other than by Close.
 func (m *Main) Served() <-chan error { return m.served }
 
@@ -92,6 +107,9 @@ func (m *Main) stop() {
 	<-m.worked
 	if m.ops != nil {
 		m.ops.Close()
+	}
+	if m.console != nil {
+		m.console.Close()
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
+	"github.com/payd-engine/payd/transport/console"
 )
 
 // Store is what the reference server needs of a database: the engine's
@@ -76,6 +77,11 @@ type Config struct {
 	// LedgerCheckInterval is how often RunEngine verifies the ledger
 	// (App.CheckLedger; 0: DefaultLedgerCheckInterval, negative: never).
 	LedgerCheckInterval time.Duration
+
+	// ConsoleApart serves the operator console only on a listener of its
+	// own (Main.RunConsole, --console-addr), not under /console beside the
+	// API; payment links (/pay/) stay beside the API, where payers are.
+	ConsoleApart bool
 }
 
 // SandboxSettings configure the sandbox provider's payouts.
@@ -95,6 +101,9 @@ type App struct {
 	Handler http.Handler
 	// Metrics are this payd's Prometheus series, served by OpsHandler.
 	Metrics *metrics.Metrics
+	// Console is the operator console's handler (under /console), also in
+	// Handler unless Config.ConsoleApart.
+	Console http.Handler
 
 	store   Store
 	working atomic.Int32 // RunEngine calls running, for readiness
@@ -172,7 +181,17 @@ func New(cfg Config) (*App, error) {
 		a.Metrics.WatchInbox(inboxMetrics(eng, a.Inbox))
 		tc.Devices = inboxDevices{a.Inbox}
 	}
-	a.Handler = transport.NewHandler(tc)
+	cc := console.Config{Engine: eng, PublicURL: cfg.PublicURL, Logger: cfg.Logger}
+	if a.Inbox != nil {
+		silence := cfg.SMSSilence
+		if silence <= 0 {
+			silence = 5 * time.Minute // smsinbox.Config.Silence's default
+		}
+		cc.Inbox = inboxConsole{inbox: a.Inbox, eng: eng, silence: silence}
+	}
+	ch := console.New(cc)
+	a.Console = ch.Console
+	a.Handler = withConsole(transport.NewHandler(tc), ch, cfg.APIPrefix, !cfg.ConsoleApart)
 	return a, nil
 }
 

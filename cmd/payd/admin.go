@@ -68,6 +68,9 @@ var adminCommands = map[string]adminCommand{
 	"payout list":           {summary: "list the manual payouts waiting for an operator (smsinbox)", inbox: payoutList},
 	"payout complete":       {summary: "record that you sent a queued payout; the withdrawal succeeds", inbox: payoutComplete},
 	"payout fail":           {summary: "record that a queued payout cannot be sent; the withdrawal fails and its hold is released", inbox: payoutFail},
+	"operator add":          {summary: "add a console operator; prints a one-time setup link", setup: operatorAdd},
+	"operator list":         {summary: "list console operators", setup: operatorList},
+	"operator disable":      {summary: "stop a console operator from logging in; ends their sessions", setup: operatorDisable},
 }
 
 // adminUsage lists the admin commands whose name starts with prefix ("":

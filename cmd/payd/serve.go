@@ -62,6 +62,8 @@ flags:
 	pprofAddr := fs.String("pprof-addr", env("PAYD_PPROF_ADDR", ""), "serve net/http/pprof on this address (e.g. 127.0.0.1:6060), apart from the API; off when empty (env PAYD_PPROF_ADDR)")
 	metricsAddr := fs.String("metrics-addr", env("PAYD_METRICS_ADDR", ""), "serve the operations endpoints /metrics (Prometheus), /healthz and /readyz on this address (e.g. 127.0.0.1:9090), apart from the API; off when empty (env PAYD_METRICS_ADDR)")
 	ledgerEvery := fs.Duration("ledger-check-interval", ev.duration("PAYD_LEDGER_CHECK_INTERVAL", paydserver.DefaultLedgerCheckInterval), "how often to verify the ledger in the background, as payd admin ledger verify does, for the payd_ledger_check_* metrics; it reads every ledger entry; 0 disables (env PAYD_LEDGER_CHECK_INTERVAL)")
+
+	consoleAddr := fs.String("console-addr", env("PAYD_CONSOLE_ADDR", ""), "serve the operator console (/console) on this address instead of beside the API, e.g. 127.0.0.1:8081 (env PAYD_CONSOLE_ADDR)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", ev.duration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
@@ -109,6 +111,8 @@ flags:
 		Webhooks: transport.NewWebhookClient(*allowPrivate), LeaseDuration: *leaseDuration, RateLimits: rl,
 		WorkerConcurrency: *workers, APIKeyCacheTTL: cacheTTL(*keyCacheTTL), CreateBatch: *createBatch,
 		LedgerCheckInterval: cacheTTL(*ledgerEvery),
+
+		ConsoleApart: *consoleAddr != "",
 	})
 	if err != nil {
 		return err
@@ -127,6 +131,13 @@ flags:
 		}
 		defer opsLn.Close()
 	}
+	var consoleLn net.Listener
+	if *consoleAddr != "" {
+		if consoleLn, err = net.Listen("tcp", *consoleAddr); err != nil {
+			return fmt.Errorf("--console-addr: %w", err)
+		}
+		defer consoleLn.Close()
+	}
 	next, err := nextStep(ctx, db.store, &sf)
 	if err != nil {
 		return err
@@ -140,6 +151,10 @@ flags:
 	if opsLn != nil {
 		m.RunOps(opsLn)
 		logger.Info("operations listening", "addr", opsLn.Addr().String(), "endpoints", "/metrics /healthz /readyz")
+	}
+	if consoleLn != nil {
+		m.RunConsole(consoleLn)
+		logger.Info("console listening", "addr", consoleLn.Addr().String(), "path", "/console/")
 	}
 	var serveErr error
 	select {

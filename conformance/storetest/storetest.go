@@ -119,6 +119,13 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"ManualPayouts", testManualPayouts},
 			{"ChainReview", testSMSChainReview},
 		}},
+		{"Console", []test{
+			{"Operators", testOperatorRoundTrip},
+			{"OperatorSessions", testOperatorSessions},
+			{"PaymentLinks", testPaymentLinks},
+			{"SearchDeposits", testSearchDeposits},
+			{"SearchWithdrawals", testSearchWithdrawals},
+		}},
 		{"Transactions", []test{
 			{"Commit", testCommit},
 			{"RollbackOnError", testRollbackOnError},

@@ -1,0 +1,522 @@
+// Package console is payd's operator console: server-rendered pages under
+// /console for the people who run payd, often from a phone, to see and act
+// without a shell (approve a held SMS, complete a payout, find a deposit by
+// the transaction ID a payer reads out), and the public page of a payment
+// link under /pay.
+//
+// It is html/template with no JavaScript at all, the hosted checkout's
+// strict Content-Security-Policy with a per-response nonce for its one
+// stylesheet, X-Frame-Options DENY, in English and Bangla. Operators log in
+// with an argon2id password and an optional TOTP code; sessions live in
+// the database (the cookie holds a token, the store its hash), every form
+// carries a CSRF token bound to the session, and every change runs with
+// the operator as the audit log's actor. An organization's operator sees
+// only that organization (another's resources are 404); a viewer changes
+// nothing (403).
+//
+// The console imports the engine and no provider or store: the SMS inbox's
+// operations reach it through Inbox, which the wiring adapts.
+package console
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+//go:embed web/*.html web/console.css
+var files embed.FS
+
+// Config configures the console.
+type Config struct {
+	Engine *engine.Engine
+	// Inbox, when set, shows the SMS inbox's pages and the manual payout
+	// queue.
+	Inbox Inbox
+	// PublicURL is where payers reach payd: payment links and their return
+	// pages are under it.
+	PublicURL string
+	Logger    *slog.Logger
+	// LoginRate is how many login attempts one client address may make a
+	// minute (default 10); the account lockout is the engine's.
+	LoginRate int
+	// Now is the clock of TOTP codes (default the engine's).
+	Now func() time.Time
+}
+
+// Path is where the console is mounted.
+const Path = "/console"
+
+// PayPath is where payment links are mounted.
+const PayPath = "/pay/"
+
+// Cookie names. The session cookie holds the session's token; the login
+// cookie a random value the login and setup forms' CSRF tokens are bound
+// to before there is a session.
+const (
+	sessionCookie = "payd_console"
+	loginCookie   = "payd_console_login"
+	langCookie    = "payd_console_lang"
+)
+
+type server struct {
+	eng       *engine.Engine
+	inbox     Inbox
+	publicURL string
+	logger    *slog.Logger
+	now       func() time.Time
+	pages     *template.Template
+	css       template.CSS
+	throttle  *throttle
+	// dummyHash is checked against when the email is unknown, so a login
+	// takes as long whether or not the account exists.
+	dummyHash string
+}
+
+// Handlers are the console's two handlers: Console under Path, and Pay,
+// the public payment link pages under PayPath (on the payers' listener).
+type Handlers struct {
+	Console http.Handler
+	Pay     http.Handler
+}
+
+// New returns the console's handlers.
+func New(cfg Config) *Handlers {
+	s := &server{eng: cfg.Engine, inbox: cfg.Inbox, publicURL: strings.TrimRight(cfg.PublicURL, "/"), logger: cfg.Logger, now: cfg.Now}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	if s.now == nil {
+		s.now = s.eng.Now
+	}
+	rate := cfg.LoginRate
+	if rate <= 0 {
+		rate = 10
+	}
+	s.throttle = newThrottle(rate, time.Minute)
+	s.pages = template.Must(template.New("").Funcs(funcs).ParseFS(files, "web/*.html"))
+	css, err := files.ReadFile("web/console.css")
+	if err != nil {
+		panic(err)
+	}
+	s.css = template.CSS(css)
+	s.dummyHash = hashPassword(engine.RandomToken(16), defaultArgon)
+
+	mux := http.NewServeMux()
+	open := func(pattern string, h pageFunc) { mux.Handle(pattern, s.page(h, false)) }
+	authed := func(pattern string, h pageFunc) { mux.Handle(pattern, s.page(h, true)) }
+	open("GET /console/login", s.loginPage)
+	open("POST /console/login", s.login)
+	open("GET /console/setup", s.setupPage)
+	open("POST /console/setup", s.setup)
+	authed("POST /console/logout", s.logout)
+	authed("GET /console/{$}", s.overview)
+	authed("GET /console/deposits", s.deposits)
+	authed("GET /console/deposits/{id}", s.deposit)
+	authed("GET /console/withdrawals", s.withdrawals)
+	authed("POST /console/payouts/{id}/complete", s.payoutComplete)
+	authed("POST /console/payouts/{id}/confirm", s.payoutConfirm)
+	authed("POST /console/payouts/{id}/fail", s.payoutFail)
+	authed("GET /console/sms", s.sms)
+	authed("POST /console/sms/{id}/approve", s.smsApprove)
+	authed("POST /console/sms/{id}/reject", s.smsReject)
+	authed("POST /console/sms/paste", s.smsPaste)
+	authed("POST /console/sms/anchor", s.smsAnchor)
+	authed("POST /console/sms/credit", s.smsCredit)
+	authed("GET /console/devices", s.devices)
+	authed("POST /console/devices/{id}/revoke", s.deviceRevoke)
+	authed("POST /console/devices/{id}/rotate", s.deviceRotate)
+	authed("GET /console/wallets", s.wallets)
+	authed("POST /console/wallets/{id}/enable", s.walletEnable(true))
+	authed("POST /console/wallets/{id}/disable", s.walletEnable(false))
+	authed("POST /console/wallets/{id}/limits", s.walletLimits)
+	authed("GET /console/webhooks", s.webhooks)
+	authed("POST /console/events/{id}/redeliver", s.redeliver)
+	authed("GET /console/keys", s.keys)
+	authed("POST /console/keys/{id}/rotate", s.keyRotate)
+	authed("POST /console/keys/{id}/revoke", s.keyRevoke)
+	authed("GET /console/audit", s.audit)
+	authed("GET /console/links", s.links)
+	authed("POST /console/links", s.linkCreate)
+	mux.Handle("GET /console", http.RedirectHandler("/console/", http.StatusSeeOther))
+	open("/console/", func(w http.ResponseWriter, r *http.Request, q *request) error {
+		return errNotFound
+	})
+
+	pay := http.NewServeMux()
+	pay.Handle("GET /pay/{token}", s.page(s.payPage, false))
+	pay.Handle("POST /pay/{token}", s.page(s.pay, false))
+	pay.Handle("/pay/", s.page(func(w http.ResponseWriter, r *http.Request, q *request) error { return errNotFound }, false))
+	return &Handlers{Console: limitForms(mux), Pay: limitForms(pay)}
+}
+
+// maxFormBytes bounds a console form.
+const maxFormBytes = 16 << 10
+
+func limitForms(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// request is what a page knows of who asks.
+type request struct {
+	lang    string
+	nonce   string
+	session *engine.OperatorSession
+	// token is the session cookie's value (when logged in).
+	token    string
+	operator *engine.Operator
+	// org is the organization the page shows: the operator's own, or the
+	// one a platform operator picked (?org=).
+	org  string
+	orgs []*engine.Organization
+	// csrf is the token every form of the page carries.
+	csrf string
+}
+
+// ctx returns r's context naming the operator as the audit log's actor.
+func (q *request) ctx(r *http.Request) context.Context {
+	if q.operator == nil {
+		return r.Context()
+	}
+	return engine.WithActor(r.Context(), "console:"+q.operator.Email)
+}
+
+type pageFunc func(w http.ResponseWriter, r *http.Request, q *request) error
+
+// Errors pages return; the one wrapper renders them.
+var (
+	errNotFound  = engine.Errorf(engine.CodeNotFound, "not found")
+	errForbidden = engine.Errorf(engine.CodeForbidden, "forbidden")
+)
+
+// page wraps a page: security headers, language, the session (required
+// when authed: without one a GET goes to the login page and a POST is
+// 403), the CSRF check of every POST, and the rendering of errors.
+func (s *server) page(h pageFunc, authed bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := &request{lang: language(w, r), nonce: newNonce()}
+		setSecurityHeaders(w, q.nonce)
+		err := s.serve(w, r, q, h, authed)
+		if err != nil {
+			s.renderError(w, r, q, err)
+		}
+	})
+}
+
+func (s *server) serve(w http.ResponseWriter, r *http.Request, q *request, h pageFunc, authed bool) error {
+	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
+		sess, op, err := s.eng.OperatorSession(r.Context(), c.Value)
+		switch {
+		case err == nil:
+			q.session, q.operator, q.token = sess, op, c.Value
+			q.csrf = csrfToken(c.Value)
+		case errors.Is(err, engine.ErrLoginRefused):
+			clearCookie(w, r, sessionCookie)
+		default:
+			return err
+		}
+	}
+	if authed && q.operator == nil {
+		if r.Method == http.MethodGet {
+			http.Redirect(w, r, "/console/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return nil
+		}
+		return errForbidden
+	}
+	if q.csrf == "" {
+		q.csrf = s.loginCSRF(w, r)
+	}
+	if r.Method == http.MethodPost {
+		if err := r.ParseForm(); err != nil {
+			return engine.Invalid("body", "must be a form of at most 16 KiB")
+		}
+		// The token is bound to this browser's session (or login cookie):
+		// another session's token, or none, is refused before anything.
+		if !hmac.Equal([]byte(r.PostForm.Get("csrf")), []byte(q.csrf)) || q.csrf == "" {
+			return errForbidden
+		}
+	}
+	if q.operator != nil {
+		if err := s.pickOrganization(r, q); err != nil {
+			return err
+		}
+		if r.Method == http.MethodPost && !q.operator.CanChange() && r.URL.Path != "/console/logout" {
+			return errForbidden
+		}
+	}
+	return h(w, r, q)
+}
+
+// pickOrganization sets the organization the page shows.
+func (s *server) pickOrganization(r *http.Request, q *request) error {
+	if !q.operator.Platform() {
+		q.org = q.operator.OrganizationID
+		return nil
+	}
+	orgs, err := s.eng.ListOrganizations(r.Context())
+	if err != nil {
+		return err
+	}
+	q.orgs = orgs
+	want := r.URL.Query().Get("org")
+	if want == "" {
+		want = r.PostForm.Get("org")
+	}
+	for _, o := range orgs {
+		if o.ID == want {
+			q.org = want
+			return nil
+		}
+	}
+	if want != "" {
+		return errNotFound
+	}
+	if len(orgs) > 0 {
+		q.org = orgs[0].ID
+	}
+	return nil
+}
+
+// csrfToken is the CSRF token of a session: an HMAC of its token, so it
+// needs no storage and no other session's token equals it.
+func csrfToken(sessionToken string) string {
+	m := hmac.New(sha256.New, []byte(sessionToken))
+	m.Write([]byte("payd console csrf"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// loginCSRF returns the CSRF token of a browser without a session, bound
+// to its login cookie (set now if missing).
+func (s *server) loginCSRF(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(loginCookie); err == nil && len(c.Value) >= 16 && len(c.Value) <= 64 {
+		return csrfToken(c.Value)
+	}
+	v := engine.RandomToken(24)
+	setCookie(w, r, loginCookie, v, 0)
+	if r.Method == http.MethodPost {
+		return "" // a POST with no login cookie has no token to match
+	}
+	return csrfToken(v)
+}
+
+func setSecurityHeaders(w http.ResponseWriter, nonce string) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", fmt.Sprintf(
+		"default-src 'none'; style-src 'nonce-%s'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'", nonce))
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+}
+
+// secureCookies: cookies are Secure unless the browser talks to a loopback
+// address (a laptop's http://127.0.0.1), where browsers would drop them.
+func secureCookies(r *http.Request) bool {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip == nil || !ip.IsLoopback()
+}
+
+func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge time.Duration) {
+	c := &http.Cookie{Name: name, Value: value, Path: cookiePath(name), HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteStrictMode}
+	if maxAge > 0 {
+		c.MaxAge = int(maxAge / time.Second)
+	}
+	http.SetCookie(w, c)
+}
+
+// cookiePath scopes the session cookie to the console; the login cookie
+// also backs the CSRF tokens of the payment link pages.
+func cookiePath(name string) string {
+	if name == sessionCookie {
+		return Path
+	}
+	return "/"
+}
+
+func clearCookie(w http.ResponseWriter, r *http.Request, name string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: cookiePath(name), MaxAge: -1, HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteStrictMode})
+}
+
+func newNonce() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// language is the page's language: ?lang= (remembered in a cookie), the
+// cookie, or Accept-Language.
+func language(w http.ResponseWriter, r *http.Request) string {
+	if l := r.URL.Query().Get("lang"); l == langEnglish || l == langBangla {
+		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/", SameSite: http.SameSiteLaxMode, MaxAge: 365 * 24 * 3600})
+		return l
+	}
+	if c, err := r.Cookie(langCookie); err == nil && (c.Value == langEnglish || c.Value == langBangla) {
+		return c.Value
+	}
+	for part := range strings.SplitSeq(r.Header.Get("Accept-Language"), ",") {
+		tag, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		base, _, _ := strings.Cut(strings.ToLower(tag), "-")
+		if base == langBangla {
+			return langBangla
+		}
+		if base == langEnglish {
+			return langEnglish
+		}
+	}
+	return langEnglish
+}
+
+// view is what every page template gets.
+type view struct {
+	Lang, OtherLang, Nonce string
+	CSS                    template.CSS
+	CSRF                   string
+	Operator               *engine.Operator
+	Org                    string
+	Orgs                   []*engine.Organization
+	Inbox                  bool
+	Title                  string
+	Nav                    string
+	Path                   string
+	Done                   string
+	Data                   any
+}
+
+func (v *view) T(key string, args ...any) string { return translate(v.Lang, key, args...) }
+
+// OrgQuery is "org=ID" for a platform operator's links, "" otherwise.
+func (v *view) OrgQuery() string {
+	if v.Operator != nil && v.Operator.Platform() && v.Org != "" {
+		return "org=" + url.QueryEscape(v.Org)
+	}
+	return ""
+}
+
+// CanChange reports whether the page shows forms that change things.
+func (v *view) CanChange() bool { return v.Operator != nil && v.Operator.CanChange() }
+
+func (s *server) render(w http.ResponseWriter, r *http.Request, q *request, status int, name, nav string, data any) error {
+	v := &view{Lang: q.lang, OtherLang: langBangla, Nonce: q.nonce, CSS: s.css, CSRF: q.csrf, Operator: q.operator,
+		Org: q.org, Orgs: q.orgs, Inbox: s.inbox != nil, Title: translate(q.lang, "t_"+name), Nav: nav, Path: r.URL.Path, Data: data}
+	if q.lang == langBangla {
+		v.OtherLang = langEnglish
+	}
+	if d := r.URL.Query().Get("done"); d != "" && hasText(d) {
+		v.Done = translate(q.lang, d)
+	}
+	var buf bytes.Buffer
+	if err := s.pages.ExecuteTemplate(&buf, name, v); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+// statusOf maps an engine error to the page's HTTP status.
+var statusOf = map[string]int{
+	engine.CodeInvalidRequest:      http.StatusBadRequest,
+	engine.CodeUnauthorized:        http.StatusUnauthorized,
+	engine.CodeForbidden:           http.StatusForbidden,
+	engine.CodeNotFound:            http.StatusNotFound,
+	engine.CodeConflict:            http.StatusConflict,
+	engine.CodeDepositTerminal:     http.StatusConflict,
+	engine.CodeMerchantIDConflict:  http.StatusConflict,
+	engine.CodeMethodUnavailable:   http.StatusUnprocessableEntity,
+	engine.CodeInsufficientBalance: http.StatusUnprocessableEntity,
+}
+
+// renderError shows an error page: the engine's message for a refusal, a
+// bare "internal error" (and a log line) for anything else.
+func (s *server) renderError(w http.ResponseWriter, r *http.Request, q *request, err error) {
+	var e *engine.Error
+	status, msg := http.StatusInternalServerError, translate(q.lang, "err_internal")
+	if errors.As(err, &e) && statusOf[e.Code] != 0 {
+		status, msg = statusOf[e.Code], e.Message
+		switch e.Code {
+		case engine.CodeNotFound:
+			msg = translate(q.lang, "err_not_found")
+		case engine.CodeForbidden:
+			msg = translate(q.lang, "err_forbidden")
+		}
+	} else {
+		s.logger.ErrorContext(r.Context(), "console", "path", r.URL.Path, "err", err)
+	}
+	if rerr := s.render(w, r, q, status, "error", "", msg); rerr != nil {
+		s.logger.ErrorContext(r.Context(), "console: render error page", "err", rerr)
+	}
+}
+
+// done answers an action with 303 to page, telling it what was done.
+func done(w http.ResponseWriter, r *http.Request, q *request, page, what string) error {
+	sep := "?"
+	if strings.Contains(page, "?") {
+		sep = "&"
+	}
+	target := page + sep + "done=" + url.QueryEscape(what)
+	if q.operator != nil && q.operator.Platform() {
+		target += "&org=" + url.QueryEscape(q.org)
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
+	return nil
+}
+
+// throttle counts login attempts per client address in fixed windows.
+type throttle struct {
+	mu     sync.Mutex
+	limit  int
+	window time.Duration
+	start  time.Time
+	counts map[string]int
+}
+
+func newThrottle(limit int, window time.Duration) *throttle {
+	return &throttle{limit: limit, window: window, counts: map[string]int{}}
+}
+
+// allow counts an attempt from addr and reports whether it is within the
+// limit of its window.
+func (t *throttle) allow(addr string, now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if now.Sub(t.start) >= t.window {
+		t.start, t.counts = now, map[string]int{}
+	}
+	t.counts[addr]++
+	return t.counts[addr] <= t.limit
+}
+
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,222 @@
+package console
+
+import (
+	"fmt"
+	"html/template"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// The console's languages, as the hosted checkout's.
+const (
+	langEnglish = "en"
+	langBangla  = "bn"
+)
+
+// texts are the console's words: key -> {English, Bangla}.
+var texts = map[string][2]string{
+	"lang_name":            {"English", "বাংলা"},
+	"brand":                {"payd console", "payd কনসোল"},
+	"t_login":              {"Log in", "লগ ইন"},
+	"t_setup":              {"Set your password", "পাসওয়ার্ড ঠিক করুন"},
+	"t_overview":           {"Overview", "সারসংক্ষেপ"},
+	"t_deposits":           {"Deposits", "জমা"},
+	"t_deposit":            {"Deposit", "জমা"},
+	"t_withdrawals":        {"Withdrawals", "উত্তোলন"},
+	"t_sms":                {"SMS inbox", "এসএমএস ইনবক্স"},
+	"t_devices":            {"Devices", "ডিভাইস"},
+	"t_wallets":            {"Wallets", "ওয়ালেট"},
+	"t_webhooks":           {"Webhooks", "ওয়েবহুক"},
+	"t_keys":               {"API keys", "এপিআই কী"},
+	"t_audit":              {"Audit log", "অডিট লগ"},
+	"t_links":              {"Payment links", "পেমেন্ট লিংক"},
+	"t_pay":                {"Pay", "পরিশোধ"},
+	"t_error":              {"Something went wrong", "সমস্যা হয়েছে"},
+	"email":                {"Email", "ইমেইল"},
+	"password":             {"Password", "পাসওয়ার্ড"},
+	"password_again":       {"Password again", "আবার পাসওয়ার্ড"},
+	"code":                 {"Code from your authenticator app (if turned on)", "অথেনটিকেটর অ্যাপের কোড (চালু থাকলে)"},
+	"login":                {"Log in", "লগ ইন"},
+	"logout":               {"Log out", "লগ আউট"},
+	"login_refused":        {"Wrong email, password or code, or the account is locked for a while.", "ইমেইল, পাসওয়ার্ড বা কোড ভুল, অথবা অ্যাকাউন্ট কিছুক্ষণের জন্য বন্ধ।"},
+	"login_throttled":      {"Too many tries. Wait a minute.", "অনেকবার চেষ্টা হয়েছে। এক মিনিট অপেক্ষা করুন।"},
+	"logged_out":           {"You are logged out.", "আপনি লগ আউট হয়েছেন।"},
+	"setup_done":           {"Your password is set. Log in.", "পাসওয়ার্ড ঠিক হয়েছে। লগ ইন করুন।"},
+	"setup_for":            {"Account: %s", "অ্যাকাউন্ট: %s"},
+	"pw_short":             {"The password must be at least 12 characters.", "পাসওয়ার্ড কমপক্ষে ১২ অক্ষরের হতে হবে।"},
+	"pw_long":              {"The password is too long.", "পাসওয়ার্ড অনেক লম্বা।"},
+	"pw_mismatch":          {"The two passwords differ.", "দুটি পাসওয়ার্ড মেলেনি।"},
+	"totp_wrong":           {"That code is not right for this secret. Check the app's clock.", "এই কোডটি মেলেনি। অ্যাপের সময় দেখুন।"},
+	"totp_optional":        {"Two-factor login (recommended): add this secret to an authenticator app, then enter its code. Leave the code empty to skip.", "দুই-ধাপ লগইন (প্রস্তাবিত): এই সিক্রেট অথেনটিকেটর অ্যাপে যোগ করে কোড দিন। বাদ দিতে কোড খালি রাখুন।"},
+	"save":                 {"Save", "সংরক্ষণ"},
+	"search":               {"Search", "খুঁজুন"},
+	"err_not_found":        {"Not found.", "পাওয়া যায়নি।"},
+	"err_forbidden":        {"You may not do that.", "এটি করার অনুমতি নেই।"},
+	"err_internal":         {"Internal error. Try again; if it stays, tell the administrator.", "অভ্যন্তরীণ ত্রুটি। আবার চেষ্টা করুন।"},
+	"back":                 {"Back to the overview", "সারসংক্ষেপে ফিরুন"},
+	"organization":         {"Organization", "প্রতিষ্ঠান"},
+	"switch":               {"Show", "দেখান"},
+	"available":            {"Available", "ব্যবহারযোগ্য"},
+	"held":                 {"Held", "আটকানো"},
+	"today":                {"Today", "আজ"},
+	"none":                 {"None", "কিছু নেই"},
+	"queues":               {"Queues", "অপেক্ষমাণ কাজ"},
+	"q_verifications":      {"Verifications waiting", "যাচাইয়ের অপেক্ষায়"},
+	"q_delayed":            {"Verifications delayed", "যাচাই বিলম্বিত"},
+	"q_payouts":            {"Payouts processing", "পেআউট চলমান"},
+	"q_deliveries":         {"Webhook deliveries pending", "ওয়েবহুক অপেক্ষমাণ"},
+	"payouts_waiting":      {"Payouts waiting for an operator", "অপারেটরের অপেক্ষায় পেআউট"},
+	"held_sms":             {"Held or conflicting SMS", "আটকানো বা বিরোধপূর্ণ এসএমএস"},
+	"silent_devices":       {"Silent devices", "নীরব ডিভাইস"},
+	"merchant_id":          {"Merchant ID", "মার্চেন্ট আইডি"},
+	"transaction_id":       {"Transaction ID", "ট্রানজেকশন আইডি"},
+	"payer_phone":          {"Payer phone", "প্রেরকের ফোন"},
+	"status":               {"Status", "অবস্থা"},
+	"any":                  {"Any", "যেকোনো"},
+	"from":                 {"From", "থেকে"},
+	"to":                   {"To", "পর্যন্ত"},
+	"amount":               {"Amount", "পরিমাণ"},
+	"method":               {"Method", "মাধ্যম"},
+	"created":              {"Created", "তৈরি"},
+	"no_results":           {"Nothing found.", "কিছু পাওয়া যায়নি।"},
+	"attempts":             {"Verification attempts", "যাচাই প্রচেষ্টা"},
+	"failure":              {"Failure", "ব্যর্থতা"},
+	"events":               {"Events and deliveries", "ইভেন্ট ও ডেলিভারি"},
+	"redeliver":            {"Send again", "আবার পাঠান"},
+	"account":              {"Account", "অ্যাকাউন্ট"},
+	"payout_queue":         {"Manual payout queue", "ম্যানুয়াল পেআউট সারি"},
+	"payout_hint":          {"Send the money from your wallet, then record its transaction ID here.", "আপনার ওয়ালেট থেকে টাকা পাঠিয়ে এখানে ট্রানজেকশন আইডি লিখুন।"},
+	"complete":             {"Mark sent", "পাঠানো হয়েছে"},
+	"confirm":              {"Confirm (an SMS matched it)", "নিশ্চিত করুন (এসএমএস মিলেছে)"},
+	"fail":                 {"Fail", "ব্যর্থ"},
+	"reason":               {"Reason", "কারণ"},
+	"approve":              {"Approve", "অনুমোদন"},
+	"reject":               {"Reject", "বাতিল"},
+	"sender":               {"Sender", "প্রেরক"},
+	"text":                 {"Text", "লেখা"},
+	"received_at":          {"Received at (Dhaka time, optional)", "প্রাপ্তির সময় (ঐচ্ছিক)"},
+	"paste":                {"Paste an SMS the phone missed", "ফোনে না আসা এসএমএস যোগ করুন"},
+	"paste_do":             {"Add the SMS", "এসএমএস যোগ করুন"},
+	"anchor":               {"Re-anchor a wallet's balance", "ওয়ালেটের ব্যালান্স পুনঃনির্ধারণ"},
+	"anchor_hint":          {"The balance the wallet's phone shows now.", "ফোনে এখন যে ব্যালান্স দেখাচ্ছে।"},
+	"anchor_do":            {"Set balance", "ব্যালান্স ঠিক করুন"},
+	"balance":              {"Balance", "ব্যালান্স"},
+	"wallet":               {"Wallet", "ওয়ালেট"},
+	"messages":             {"Messages", "বার্তা"},
+	"whats_wrong":          {"What is wrong", "সমস্যা"},
+	"matched":              {"Matched to", "মিলেছে"},
+	"unmatched":            {"Proven payments that credited no deposit", "যে প্রমাণিত পেমেন্ট কোনো জমায় যায়নি"},
+	"credit":               {"Credit the deposit", "জমায় যোগ করুন"},
+	"device":               {"Device", "ডিভাইস"},
+	"last_report":          {"Last report", "শেষ রিপোর্ট"},
+	"never":                {"never", "কখনো না"},
+	"silent":               {"silent", "নীরব"},
+	"revoked":              {"revoked", "বাতিল"},
+	"revoke":               {"Revoke", "বাতিল করুন"},
+	"rotate":               {"New token", "নতুন টোকেন"},
+	"rotate_key":           {"Rotate", "নতুন কী"},
+	"token_once":           {"The device's new token, shown once: put it in the forwarder app now.", "ডিভাইসের নতুন টোকেন, একবারই দেখানো হবে।"},
+	"phone":                {"Phone", "ফোন"},
+	"channel":              {"Channel", "চ্যানেল"},
+	"enabled":              {"Enabled", "চালু"},
+	"disabled":             {"Disabled", "বন্ধ"},
+	"enable":               {"Enable", "চালু করুন"},
+	"disable":              {"Disable", "বন্ধ করুন"},
+	"limits":               {"Limits", "সীমা"},
+	"endpoints":            {"Endpoints", "এন্ডপয়েন্ট"},
+	"url":                  {"URL", "ইউআরএল"},
+	"key":                  {"Key", "কী"},
+	"expires":              {"Stops working", "মেয়াদ শেষ"},
+	"key_once":             {"The new key and signing secret, shown once: store them now. The old key works for 24 hours more.", "নতুন কী ও সিক্রেট, একবারই দেখানো হবে। পুরনো কী আরও ২৪ ঘণ্টা চলবে।"},
+	"signing_secret":       {"Signing secret", "সাইনিং সিক্রেট"},
+	"actor":                {"Who", "কে"},
+	"action":               {"Action", "কাজ"},
+	"subject":              {"Subject", "বিষয়"},
+	"details":              {"Details", "বিস্তারিত"},
+	"when":                 {"When", "কখন"},
+	"note":                 {"Note for the payer", "প্রেরকের জন্য নোট"},
+	"link_create":          {"Create link", "লিংক তৈরি করুন"},
+	"link_created":         {"Send this link to the payer:", "এই লিংকটি প্রেরককে পাঠান:"},
+	"link":                 {"Link", "লিংক"},
+	"paid":                 {"Paid", "পরিশোধিত"},
+	"open":                 {"Open", "খোলা"},
+	"pay_to":               {"Payment to %s", "%s-কে পরিশোধ"},
+	"pay_with":             {"Pay with %s", "%s দিয়ে পরিশোধ"},
+	"pay_done":             {"This link is paid. Thank you.", "এই লিংকটি পরিশোধিত। ধন্যবাদ।"},
+	"read_only":            {"You can look, not change (viewer).", "আপনি শুধু দেখতে পারেন।"},
+	"done_payout_complete": {"The payout is recorded as sent.", "পেআউট পাঠানো হিসেবে লেখা হয়েছে।"},
+	"done_payout_fail":     {"The payout is failed; its hold is released.", "পেআউট ব্যর্থ; আটকানো টাকা ফেরত।"},
+	"done_sms_approve":     {"The SMS is approved.", "এসএমএস অনুমোদিত।"},
+	"done_sms_reject":      {"The SMS is rejected.", "এসএমএস বাতিল।"},
+	"done_sms_paste":       {"The SMS is added.", "এসএমএস যোগ হয়েছে।"},
+	"done_sms_anchor":      {"The wallet's balance is set.", "ওয়ালেটের ব্যালান্স ঠিক হয়েছে।"},
+	"done_credit":          {"The deposit is credited.", "জমায় যোগ হয়েছে।"},
+	"done_device_revoke":   {"The device is revoked.", "ডিভাইস বাতিল।"},
+	"done_wallet_enable":   {"The wallet is back in the pool.", "ওয়ালেট আবার চালু।"},
+	"done_wallet_disable":  {"The wallet is out of the pool.", "ওয়ালেট বন্ধ।"},
+	"done_wallet_limits":   {"The wallet's limits are saved.", "ওয়ালেটের সীমা সংরক্ষিত।"},
+	"min_amount":           {"Smallest deposit", "সর্বনিম্ন জমা"},
+	"max_amount":           {"Largest deposit", "সর্বোচ্চ জমা"},
+	"daily_limit":          {"Daily total", "দৈনিক মোট"},
+	"no_limit":             {"empty: no limit", "খালি: সীমা নেই"},
+	"endpoints_failing":    {"Webhook endpoints failing or disabled", "ব্যর্থ বা বন্ধ ওয়েবহুক"},
+	"done_redeliver":       {"The event is queued again.", "ইভেন্ট আবার পাঠানো হবে।"},
+	"done_key_revoke":      {"The key is revoked.", "কী বাতিল।"},
+	"logged_in_as":         {"%s (%s)", "%s (%s)"},
+	"platform":             {"all organizations", "সব প্রতিষ্ঠান"},
+}
+
+// translate returns the text of key in lang, formatted with args; an
+// unknown key is itself (a test proves every key used exists).
+func translate(lang, key string, args ...any) string {
+	t, ok := texts[key]
+	if !ok {
+		return key
+	}
+	s := t[0]
+	if lang == langBangla {
+		s = t[1]
+	}
+	if len(args) > 0 {
+		return fmt.Sprintf(s, args...)
+	}
+	return s
+}
+
+// hasText reports whether key is a known text.
+func hasText(key string) bool { _, ok := texts[key]; return ok }
+
+var funcs = template.FuncMap{
+	"amount": func(d decimal.Decimal) string { return engine.FormatAmount(d) },
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "-"
+		}
+		return t.In(engine.Dhaka).Format("2006-01-02 15:04")
+	},
+	"whenp": func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.In(engine.Dhaka).Format("2006-01-02 15:04")
+	},
+	"nullamount": func(d decimal.NullDecimal) string {
+		if !d.Valid {
+			return "-"
+		}
+		return engine.FormatAmount(d.Decimal)
+	},
+	"str":  func(b []byte) string { return string(b) },
+	"dur":  func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	"list": func(s ...string) []string { return s },
+	"nodash": func(s string) string {
+		if s == "-" {
+			return ""
+		}
+		return s
+	},
+	"statuses": func(any) []string { return depositStatuses },
+}

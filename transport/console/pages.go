@@ -1,0 +1,772 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// Logging in and out, and the setup link.
+
+type loginData struct {
+	Email, Next, Error string
+}
+
+func (s *server) loginPage(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.operator != nil {
+		http.Redirect(w, r, "/console/", http.StatusSeeOther)
+		return nil
+	}
+	return s.render(w, r, q, http.StatusOK, "login", "", loginData{Next: safeNext(r.URL.Query().Get("next"))})
+}
+
+// safeNext keeps a return path only if it is a console page.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/console/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+		return "/console/"
+	}
+	return next
+}
+
+func (s *server) login(w http.ResponseWriter, r *http.Request, q *request) error {
+	f := r.PostForm
+	data := loginData{Email: f.Get("email"), Next: safeNext(f.Get("next"))}
+	refuse := func(status int, key string) error {
+		data.Error = translate(q.lang, key)
+		return s.render(w, r, q, status, "login", "", data)
+	}
+	if !s.throttle.allow(clientAddr(r), time.Now()) {
+		return refuse(http.StatusTooManyRequests, "login_throttled")
+	}
+	password := f.Get("password")
+	op, err := s.eng.OperatorForLogin(r.Context(), data.Email)
+	if errors.Is(err, engine.ErrLoginRefused) {
+		checkPassword(s.dummyHash, password) // as long as a real check
+		return refuse(http.StatusUnauthorized, "login_refused")
+	}
+	if err != nil {
+		return err
+	}
+	ok := checkPassword(op.PasswordHash, password)
+	var step int64
+	if ok && len(op.TOTPSecret) > 0 {
+		secret, err := s.eng.OperatorTOTPSecret(op)
+		if err != nil {
+			return err
+		}
+		step, ok = checkTOTP(secret, f.Get("code"), s.now())
+	}
+	ctx := engine.WithActor(r.Context(), "console:"+op.Email)
+	if !ok {
+		if err := s.eng.RecordLoginFailure(ctx, op.ID); err != nil {
+			return err
+		}
+		return refuse(http.StatusUnauthorized, "login_refused")
+	}
+	// A new session every login: a token planted before it (fixation) or
+	// the browser's previous session ends here.
+	_, token, err := s.eng.StartOperatorSession(ctx, engine.StartSessionParams{OperatorID: op.ID, TOTPStep: step, ReplacesToken: q.token})
+	if errors.Is(err, engine.ErrLoginRefused) {
+		return refuse(http.StatusUnauthorized, "login_refused")
+	}
+	if err != nil {
+		return err
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != q.token {
+		_ = s.eng.EndOperatorSession(ctx, c.Value)
+	}
+	setCookie(w, r, sessionCookie, token, engine.SessionAbsoluteTimeout)
+	clearCookie(w, r, loginCookie)
+	http.Redirect(w, r, data.Next, http.StatusSeeOther)
+	return nil
+}
+
+func (s *server) logout(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.eng.EndOperatorSession(q.ctx(r), q.token); err != nil {
+		return err
+	}
+	clearCookie(w, r, sessionCookie)
+	http.Redirect(w, r, "/console/login?done=logged_out", http.StatusSeeOther)
+	return nil
+}
+
+type setupData struct {
+	Email, Token, Secret, OTPAuth, Error string
+}
+
+func (s *server) setupPage(w http.ResponseWriter, r *http.Request, q *request) error {
+	token := r.URL.Query().Get("token")
+	op, err := s.eng.OperatorBySetupToken(r.Context(), token)
+	if err != nil {
+		return err
+	}
+	_, secret := newTOTPSecret()
+	return s.render(w, r, q, http.StatusOK, "setup", "", setupData{Email: op.Email, Token: token, Secret: secret, OTPAuth: otpauthURI(op.Email, secret)})
+}
+
+func otpauthURI(email, secret string) string {
+	return "otpauth://totp/payd:" + url.PathEscape(email) + "?secret=" + secret + "&issuer=payd&digits=6&period=30"
+}
+
+func (s *server) setup(w http.ResponseWriter, r *http.Request, q *request) error {
+	f := r.PostForm
+	token := f.Get("token")
+	op, err := s.eng.OperatorBySetupToken(r.Context(), token)
+	if err != nil {
+		return err
+	}
+	data := setupData{Email: op.Email, Token: token, Secret: f.Get("totp_secret")}
+	data.OTPAuth = otpauthURI(op.Email, data.Secret)
+	fail := func(key string) error {
+		data.Error = translate(q.lang, key)
+		return s.render(w, r, q, http.StatusBadRequest, "setup", "", data)
+	}
+	if err := checkNewPassword(f.Get("password"), f.Get("confirm")); err != nil {
+		return fail(err.Error())
+	}
+	p := engine.CompleteSetupParams{Token: token}
+	if code := strings.TrimSpace(f.Get("code")); code != "" {
+		secret, err := parseTOTPSecret(data.Secret)
+		if err != nil {
+			return fail("totp_wrong")
+		}
+		step, ok := checkTOTP(secret, code, s.now())
+		if !ok {
+			return fail("totp_wrong")
+		}
+		p.TOTPSecret, p.TOTPStep = secret, step
+	}
+	p.PasswordHash = hashPassword(f.Get("password"), defaultArgon)
+	if _, err := s.eng.CompleteOperatorSetup(engine.WithActor(r.Context(), "console:"+op.Email), p); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/console/login?done=setup_done", http.StatusSeeOther)
+	return nil
+}
+
+// The overview.
+
+type overviewData struct {
+	Balance        *engine.Balance
+	Deposits       []statusCount
+	Withdrawals    []statusCount
+	Queues         *engine.Queues
+	PayoutsWaiting int
+	HeldSMS        int
+	SilentDevices  []Device
+	// EndpointsFailing are webhook endpoints failing now or disabled.
+	EndpointsFailing int
+}
+
+type statusCount struct {
+	Status string
+	Count  int
+}
+
+func sortedCounts(m map[string]int) []statusCount {
+	out := make([]statusCount, 0, len(m))
+	for k, v := range m {
+		out = append(out, statusCount{k, v})
+	}
+	slices.SortFunc(out, func(a, b statusCount) int { return strings.Compare(a.Status, b.Status) })
+	return out
+}
+
+// startOfDay is midnight in Dhaka of the day of now.
+func startOfDay(now time.Time) time.Time {
+	d := now.In(engine.Dhaka)
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, engine.Dhaka).UTC()
+}
+
+func (s *server) overview(w http.ResponseWriter, r *http.Request, q *request) error {
+	ctx := r.Context()
+	var data overviewData
+	if q.org == "" {
+		return s.render(w, r, q, http.StatusOK, "overview", "overview", data)
+	}
+	var err error
+	if data.Balance, err = s.eng.GetBalance(ctx, q.org); err != nil {
+		return err
+	}
+	counts, err := s.eng.CountSince(ctx, q.org, startOfDay(s.eng.Now()))
+	if err != nil {
+		return err
+	}
+	data.Deposits, data.Withdrawals = sortedCounts(counts.Deposits), sortedCounts(counts.Withdrawals)
+	eps, err := s.eng.ListWebhookEndpoints(ctx, q.org)
+	if err != nil {
+		return err
+	}
+	for _, ep := range eps {
+		if !ep.Enabled || !ep.FailingSince.IsZero() {
+			data.EndpointsFailing++
+		}
+	}
+	if q.operator.Platform() {
+		// Queue depths are everyone's: a platform operator's alone.
+		if data.Queues, err = s.eng.Queues(ctx); err != nil {
+			return err
+		}
+	}
+	if s.inbox != nil {
+		ps, err := s.inbox.ListPayouts(ctx, q.org, true)
+		if err != nil {
+			return err
+		}
+		data.PayoutsWaiting = len(ps)
+		for _, status := range []string{"held", "conflict"} {
+			ms, err := s.inbox.ListSMS(ctx, q.org, status, MaxListed)
+			if err != nil {
+				return err
+			}
+			data.HeldSMS += len(ms)
+		}
+		ds, err := s.inbox.ListDevices(ctx, q.org)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			if d.Silent && !d.Revoked {
+				data.SilentDevices = append(data.SilentDevices, d)
+			}
+		}
+	}
+	return s.render(w, r, q, http.StatusOK, "overview", "overview", data)
+}
+
+// MaxListed bounds the rows of a console list.
+const MaxListed = 100
+
+// Deposits.
+
+type depositsData struct {
+	Form     url.Values
+	Error    string
+	Deposits []*engine.Deposit
+	Searched bool
+}
+
+var depositStatuses = []string{engine.StatusPending, engine.StatusProcessing, engine.StatusSucceeded, engine.StatusFailed,
+	engine.StatusCancelled, engine.StatusExpired, engine.StatusRejected, engine.StatusRefunded}
+
+// parseDay reads a YYYY-MM-DD date as the start of that day in Dhaka.
+func parseDay(field, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.ParseInLocation("2006-01-02", s, engine.Dhaka)
+	if err != nil {
+		return time.Time{}, engine.Invalid(field, "must be a date, YYYY-MM-DD")
+	}
+	return t.UTC(), nil
+}
+
+func (s *server) deposits(w http.ResponseWriter, r *http.Request, q *request) error {
+	f := r.URL.Query()
+	data := depositsData{Form: f}
+	p := engine.SearchDepositsParams{OrganizationID: q.org, MerchantID: strings.TrimSpace(f.Get("merchant_id")),
+		TransactionID: strings.TrimSpace(f.Get("transaction_id")), PayerPhone: strings.TrimSpace(f.Get("phone")), Limit: MaxListed}
+	if st := f.Get("status"); slices.Contains(depositStatuses, st) {
+		p.Status = st
+	}
+	var err error
+	if p.From, err = parseDay("from", f.Get("from")); err == nil {
+		if p.To, err = parseDay("to", f.Get("to")); err == nil && !p.To.IsZero() {
+			p.To = p.To.Add(24 * time.Hour) // the whole of the last day
+		}
+	}
+	status := http.StatusOK
+	if err == nil && q.org != "" {
+		data.Searched = true
+		data.Deposits, err = s.eng.SearchDeposits(r.Context(), p)
+	}
+	var e *engine.Error
+	if errors.As(err, &e) && e.Code == engine.CodeInvalidRequest {
+		data.Error, status, err = e.Message, http.StatusBadRequest, nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, q, status, "deposits", "deposits", data)
+}
+
+type depositData struct {
+	Deposit  *engine.Deposit
+	Attempts []*engine.Attempt
+	Events   []eventDeliveries
+}
+
+type eventDeliveries struct {
+	Event      *engine.Event
+	Deliveries []engine.DeliveryWithAttempts
+}
+
+func (s *server) deposit(w http.ResponseWriter, r *http.Request, q *request) error {
+	ctx := r.Context()
+	d, err := s.eng.GetDeposit(ctx, q.org, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	data := depositData{Deposit: d}
+	if data.Attempts, err = s.eng.ListAttempts(ctx, q.org, d.ID); err != nil {
+		return err
+	}
+	evs, err := s.eng.ListResourceEvents(ctx, q.org, d.ID)
+	if err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		ds, err := s.eng.ListEventDeliveriesOf(ctx, q.org, ev.ID)
+		if err != nil {
+			return err
+		}
+		data.Events = append(data.Events, eventDeliveries{ev, ds})
+	}
+	return s.render(w, r, q, http.StatusOK, "deposit", "deposits", data)
+}
+
+// Withdrawals and the manual payout queue.
+
+type withdrawalsData struct {
+	Form        url.Values
+	Withdrawals []*engine.Withdrawal
+	Payouts     []Payout
+}
+
+func (s *server) withdrawals(w http.ResponseWriter, r *http.Request, q *request) error {
+	f := r.URL.Query()
+	data := withdrawalsData{Form: f}
+	if q.org != "" {
+		p := engine.SearchWithdrawalsParams{OrganizationID: q.org, MerchantID: strings.TrimSpace(f.Get("merchant_id")), Limit: MaxListed}
+		if st := f.Get("status"); st == engine.WithdrawalProcessing || st == engine.WithdrawalSucceeded || st == engine.WithdrawalFailed {
+			p.Status = st
+		}
+		var err error
+		if data.Withdrawals, err = s.eng.SearchWithdrawals(r.Context(), p); err != nil {
+			return err
+		}
+		if s.inbox != nil {
+			if data.Payouts, err = s.inbox.ListPayouts(r.Context(), q.org, true); err != nil {
+				return err
+			}
+		}
+	}
+	return s.render(w, r, q, http.StatusOK, "withdrawals", "withdrawals", data)
+}
+
+// needInbox refuses an SMS inbox action when payd runs another provider.
+func (s *server) needInbox() error {
+	if s.inbox == nil {
+		return errNotFound
+	}
+	return nil
+}
+
+func (s *server) payoutComplete(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	if err := s.inbox.CompletePayout(q.ctx(r), q.org, r.PathValue("id"), r.PostForm.Get("transaction_id")); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/withdrawals", "done_payout_complete")
+}
+
+func (s *server) payoutConfirm(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	if err := s.inbox.ConfirmPayout(q.ctx(r), q.org, r.PathValue("id")); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/withdrawals", "done_payout_complete")
+}
+
+func (s *server) payoutFail(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	if err := s.inbox.FailPayout(q.ctx(r), q.org, r.PathValue("id"), r.PostForm.Get("reason")); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/withdrawals", "done_payout_fail")
+}
+
+// The SMS inbox.
+
+type smsData struct {
+	Status    string
+	Statuses  []string
+	Messages  []SMS
+	Unmatched []Unmatched
+	Wallets   []*engine.Wallet
+}
+
+var smsStatuses = []string{"held", "conflict", "accepted", "duplicate", "expired", "unparsed", "untrusted_sender", "no_wallet"}
+
+func (s *server) sms(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	data := smsData{Statuses: smsStatuses}
+	if st := r.URL.Query().Get("status"); slices.Contains(smsStatuses, st) {
+		data.Status = st
+	}
+	if q.org != "" {
+		var err error
+		if data.Messages, err = s.inbox.ListSMS(ctx, q.org, data.Status, MaxListed); err != nil {
+			return err
+		}
+		if data.Unmatched, err = s.inbox.ListUnmatched(ctx, q.org); err != nil {
+			return err
+		}
+		if data.Wallets, err = s.eng.ListWallets(ctx, q.org); err != nil {
+			return err
+		}
+	}
+	return s.render(w, r, q, http.StatusOK, "sms", "sms", data)
+}
+
+func (s *server) smsApprove(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	if err := s.inbox.ApproveSMS(q.ctx(r), q.org, r.PathValue("id"), r.PostForm.Get("reason")); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/sms", "done_sms_approve")
+}
+
+func (s *server) smsReject(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	if err := s.inbox.RejectSMS(q.ctx(r), q.org, r.PathValue("id"), r.PostForm.Get("reason")); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/sms", "done_sms_reject")
+}
+
+func (s *server) smsPaste(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	f := r.PostForm
+	p := PasteSMS{OrganizationID: q.org, WalletID: f.Get("wallet"), Sender: strings.TrimSpace(f.Get("sender")), Text: f.Get("text"), ReceivedAt: s.eng.Now()}
+	if at := strings.TrimSpace(f.Get("received_at")); at != "" {
+		t, err := time.ParseInLocation("2006-01-02T15:04", at, engine.Dhaka)
+		if err != nil {
+			return engine.Invalid("received_at", "must be a date and time")
+		}
+		p.ReceivedAt = t.UTC()
+	}
+	ws, err := s.eng.ListWallets(r.Context(), q.org)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(ws, func(w *engine.Wallet) bool { return w.ID == p.WalletID }) {
+		return engine.Errorf(engine.CodeNotFound, "wallet not found")
+	}
+	if err := s.inbox.PasteSMS(q.ctx(r), p); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/sms", "done_sms_paste")
+}
+
+func (s *server) smsAnchor(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	balance, err := decimal.NewFromString(strings.TrimSpace(r.PostForm.Get("balance")))
+	if err != nil {
+		return engine.Invalid("balance", "must be an amount, e.g. 12500.00")
+	}
+	if _, err := s.inbox.Anchor(q.ctx(r), q.org, r.PostForm.Get("wallet"), balance); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/sms", "done_sms_anchor")
+}
+
+func (s *server) smsCredit(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	f := r.PostForm
+	if err := s.inbox.CreditLatePayment(q.ctx(r), q.org, f.Get("deposit"), f.Get("transaction_id")); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/sms", "done_credit")
+}
+
+// Devices.
+
+type devicesData struct {
+	Devices []Device
+	// Token is a rotated device's new token, shown once.
+	Token, TokenDevice string
+}
+
+func (s *server) devices(w http.ResponseWriter, r *http.Request, q *request) error {
+	return s.renderDevices(w, r, q, devicesData{})
+}
+
+func (s *server) renderDevices(w http.ResponseWriter, r *http.Request, q *request, data devicesData) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	if q.org != "" {
+		var err error
+		if data.Devices, err = s.inbox.ListDevices(r.Context(), q.org); err != nil {
+			return err
+		}
+	}
+	return s.render(w, r, q, http.StatusOK, "devices", "devices", data)
+}
+
+func (s *server) deviceRevoke(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	if err := s.inbox.RevokeDevice(q.ctx(r), q.org, r.PathValue("id")); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/devices", "done_device_revoke")
+}
+
+func (s *server) deviceRotate(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	token, err := s.inbox.RotateDevice(q.ctx(r), q.org, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return s.renderDevices(w, r, q, devicesData{Token: token, TokenDevice: r.PathValue("id")})
+}
+
+// Wallets.
+
+func (s *server) wallets(w http.ResponseWriter, r *http.Request, q *request) error {
+	var ws []*engine.Wallet
+	if q.org != "" {
+		var err error
+		if ws, err = s.eng.ListWallets(r.Context(), q.org); err != nil {
+			return err
+		}
+	}
+	return s.render(w, r, q, http.StatusOK, "wallets", "wallets", ws)
+}
+
+func (s *server) walletEnable(enabled bool) pageFunc {
+	return func(w http.ResponseWriter, r *http.Request, q *request) error {
+		if _, err := s.eng.SetWalletEnabled(q.ctx(r), q.org, r.PathValue("id"), enabled); err != nil {
+			return err
+		}
+		what := "done_wallet_disable"
+		if enabled {
+			what = "done_wallet_enable"
+		}
+		return done(w, r, q, "/console/wallets", what)
+	}
+}
+
+func (s *server) walletLimits(w http.ResponseWriter, r *http.Request, q *request) error {
+	f := r.PostForm
+	_, err := s.eng.SetWalletLimits(q.ctx(r), q.org, r.PathValue("id"), engine.WalletLimits{
+		MinAmount: f.Get("min_amount"), MaxAmount: f.Get("max_amount"), DailyLimit: f.Get("daily_limit")})
+	if err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/wallets", "done_wallet_limits")
+}
+
+// Webhooks.
+
+type webhooksData struct {
+	Endpoints []*engine.WebhookEndpoint
+	Events    []engine.EventDeliveries
+}
+
+func (s *server) webhooks(w http.ResponseWriter, r *http.Request, q *request) error {
+	var data webhooksData
+	if q.org != "" {
+		var err error
+		if data.Endpoints, err = s.eng.ListWebhookEndpoints(r.Context(), q.org); err != nil {
+			return err
+		}
+		if data.Events, err = s.eng.ListEventDeliveries(r.Context(), q.org, 50); err != nil {
+			return err
+		}
+		slices.Reverse(data.Events)
+	}
+	return s.render(w, r, q, http.StatusOK, "webhooks", "webhooks", data)
+}
+
+func (s *server) redeliver(w http.ResponseWriter, r *http.Request, q *request) error {
+	ev, err := s.eng.GetEvent(r.Context(), q.org, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if _, err := s.eng.Redeliver(q.ctx(r), ev.ID, ""); err != nil {
+		return err
+	}
+	back := "/console/webhooks"
+	if strings.HasPrefix(ev.ResourceID, engine.PrefixDeposit) && r.PostForm.Get("back") == "deposit" {
+		back = "/console/deposits/" + url.PathEscape(ev.ResourceID)
+	}
+	return done(w, r, q, back, "done_redeliver")
+}
+
+// API keys.
+
+type keysData struct {
+	Keys []*engine.APIKey
+	// Credentials are a new key's secrets, shown once.
+	Credentials *engine.APIKeyCredentials
+}
+
+func (s *server) keys(w http.ResponseWriter, r *http.Request, q *request) error {
+	return s.renderKeys(w, r, q, keysData{})
+}
+
+func (s *server) renderKeys(w http.ResponseWriter, r *http.Request, q *request, data keysData) error {
+	if q.org != "" {
+		var err error
+		if data.Keys, err = s.eng.ListAPIKeys(r.Context(), q.org); err != nil {
+			return err
+		}
+	}
+	return s.render(w, r, q, http.StatusOK, "keys", "keys", data)
+}
+
+// orgKey returns the organization's API key id, or not_found.
+func (s *server) orgKey(r *http.Request, q *request, id string) error {
+	keys, err := s.eng.ListAPIKeys(r.Context(), q.org)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.ID == id {
+			return nil
+		}
+	}
+	return errNotFound
+}
+
+func (s *server) keyRotate(w http.ResponseWriter, r *http.Request, q *request) error {
+	id := r.PathValue("id")
+	if err := s.orgKey(r, q, id); err != nil {
+		return err
+	}
+	c, err := s.eng.RotateAPIKey(q.ctx(r), id, 24*time.Hour)
+	if err != nil {
+		return err
+	}
+	return s.renderKeys(w, r, q, keysData{Credentials: c})
+}
+
+func (s *server) keyRevoke(w http.ResponseWriter, r *http.Request, q *request) error {
+	id := r.PathValue("id")
+	if err := s.orgKey(r, q, id); err != nil {
+		return err
+	}
+	if _, err := s.eng.RevokeAPIKey(q.ctx(r), id); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/keys", "done_key_revoke")
+}
+
+// The audit log.
+
+func (s *server) audit(w http.ResponseWriter, r *http.Request, q *request) error {
+	var es []*engine.AuditEntry
+	if q.org != "" {
+		var err error
+		if es, err = s.eng.ListAudit(r.Context(), q.org, 200); err != nil {
+			return err
+		}
+		slices.Reverse(es)
+	}
+	return s.render(w, r, q, http.StatusOK, "audit", "audit", es)
+}
+
+// Payment links.
+
+type linksData struct {
+	Links   []*engine.PaymentLink
+	BaseURL string
+	Created *engine.PaymentLink
+	Form    url.Values
+}
+
+func (s *server) links(w http.ResponseWriter, r *http.Request, q *request) error {
+	return s.renderLinks(w, r, q, linksData{})
+}
+
+func (s *server) renderLinks(w http.ResponseWriter, r *http.Request, q *request, data linksData) error {
+	data.BaseURL = s.publicURL + PayPath
+	if q.org != "" {
+		var err error
+		if data.Links, err = s.eng.ListPaymentLinks(r.Context(), q.org, MaxListed); err != nil {
+			return err
+		}
+	}
+	return s.render(w, r, q, http.StatusOK, "links", "links", data)
+}
+
+func (s *server) linkCreate(w http.ResponseWriter, r *http.Request, q *request) error {
+	l, err := s.eng.CreatePaymentLink(q.ctx(r), q.org, strings.TrimSpace(r.PostForm.Get("amount")), r.PostForm.Get("note"))
+	if err != nil {
+		return err
+	}
+	return s.renderLinks(w, r, q, linksData{Created: l})
+}
+
+// The payer's page of a payment link.
+
+type payData struct {
+	State   *engine.PaymentLinkState
+	OrgName string
+	Methods []string
+	Error   string
+}
+
+func (s *server) payPage(w http.ResponseWriter, r *http.Request, q *request) error {
+	return s.renderPay(w, r, q, http.StatusOK, "")
+}
+
+func (s *server) renderPay(w http.ResponseWriter, r *http.Request, q *request, status int, msg string) error {
+	st, err := s.eng.GetPaymentLinkByToken(r.Context(), r.PathValue("token"))
+	if err != nil {
+		return err
+	}
+	org, err := s.eng.GetOrganization(r.Context(), st.Link.OrganizationID)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, q, status, "pay", "", payData{State: st, OrgName: org.Name, Methods: engine.DepositMethods(engine.CheckoutRedirect), Error: msg})
+}
+
+func (s *server) pay(w http.ResponseWriter, r *http.Request, q *request) error {
+	token := r.PathValue("token")
+	d, err := s.eng.PayPaymentLink(r.Context(), engine.PayPaymentLinkParams{
+		Token: token, PaymentMethod: r.PostForm.Get("method"), ReturnURL: s.publicURL + PayPath + url.PathEscape(token),
+	})
+	var e *engine.Error
+	if errors.As(err, &e) && e.Code != engine.CodeNotFound && statusOf[e.Code] != 0 {
+		return s.renderPay(w, r, q, statusOf[e.Code], e.Message)
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, d.CheckoutURL, http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,457 @@
+package console_test
+
+import (
+	"context"
+	"html"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/transport/console"
+)
+
+// browser is a client with its own cookies that does not follow
+// redirects, so a test sees each answer.
+type browser struct {
+	t      *testing.T
+	srv    *paydtest.Server
+	client *http.Client
+	// csrf is the token of the last page's forms.
+	csrf string
+}
+
+func newBrowser(t *testing.T, srv *paydtest.Server) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, srv: srv, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+type page struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (b *browser) do(req *http.Request) page {
+	b.t.Helper()
+	res, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if m := csrfField.FindStringSubmatch(string(body)); m != nil {
+		b.csrf = html.UnescapeString(m[1])
+	}
+	return page{res.StatusCode, res.Header, string(body)}
+}
+
+func (b *browser) get(path string) page {
+	b.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, b.srv.URL+path, nil)
+	return b.do(req)
+}
+
+// post sends a form; the page's CSRF token is added unless form has one
+// (an empty "csrf" sends none).
+func (b *browser) post(path string, form url.Values) page {
+	b.t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	if _, ok := form["csrf"]; !ok {
+		form.Set("csrf", b.csrf)
+	} else if form.Get("csrf") == "" {
+		form.Del("csrf")
+	}
+	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return b.do(req)
+}
+
+func (b *browser) sessionCookie() string {
+	u, _ := url.Parse(b.srv.URL + "/console/")
+	for _, c := range b.client.Jar.Cookies(u) {
+		if c.Name == "payd_console" {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+func (b *browser) setSessionCookie(v string) {
+	u, _ := url.Parse(b.srv.URL + "/console/")
+	b.client.Jar.SetCookies(u, []*http.Cookie{{Name: "payd_console", Value: v, Path: "/console"}})
+}
+
+const password = "correct horse battery staple"
+
+// operator adds an operator and completes its setup through the setup
+// page; with totp, it turns the second factor on and returns its secret.
+func operator(t *testing.T, srv *paydtest.Server, email, role, orgID string, totp bool) string {
+	t.Helper()
+	_, token, err := srv.Engine.AddOperator(context.Background(), engine.AddOperatorParams{
+		Email: email, Role: role, OrganizationID: orgID, Platform: orgID == ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, srv)
+	p := b.get("/console/setup?token=" + url.QueryEscape(token))
+	if p.status != http.StatusOK {
+		t.Fatalf("setup page: %d", p.status)
+	}
+	secret := regexp.MustCompile(`id="secret">([A-Z2-7]+)<`).FindStringSubmatch(p.body)[1]
+	form := url.Values{"token": {token}, "password": {password}, "confirm": {password}, "totp_secret": {secret}}
+	if totp {
+		form.Set("code", console.TOTPCode(secret, srv.Now()))
+	}
+	if p := b.post("/console/setup", form); p.status != http.StatusSeeOther {
+		t.Fatalf("setup: %d %s", p.status, p.body)
+	}
+	// The link works once.
+	if p := b.get("/console/setup?token=" + url.QueryEscape(token)); p.status != http.StatusNotFound {
+		t.Fatalf("setup link used twice: %d", p.status)
+	}
+	return secret
+}
+
+// login logs b in and fails the test unless it works.
+func (b *browser) login(email, code string) {
+	b.t.Helper()
+	b.get("/console/login")
+	p := b.post("/console/login", url.Values{"email": {email}, "password": {password}, "code": {code}})
+	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/console/" {
+		b.t.Fatalf("login %s: %d %s", email, p.status, p.body)
+	}
+	b.get("/console/") // the page's forms carry the session's token
+}
+
+type fixture struct {
+	srv    *paydtest.Server
+	orgA   *paydtest.Org
+	orgB   *paydtest.Org
+	depB   *engine.Deposit
+	keyOfB string
+}
+
+func newFixture(t *testing.T) *fixture {
+	srv := paydtest.MustOpen(t)
+	f := &fixture{srv: srv, orgA: srv.NewOrg(engine.OrganizationSettings{}), orgB: srv.NewOrg(engine.OrganizationSettings{})}
+	d, _, err := srv.Engine.CreateDeposit(context.Background(), engine.CreateDepositParams{
+		OrganizationID: f.orgB.ID, Amount: "500", PaymentMethod: "bkash", RedirectURL: "https://shop.example/back", MerchantID: "merchant-of-b-77"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.depB, f.keyOfB = d, f.orgB.KeyID
+	return f
+}
+
+func (f *fixture) links(t *testing.T, org *paydtest.Org) int {
+	t.Helper()
+	ls, err := f.srv.Engine.ListPaymentLinks(context.Background(), org.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ls)
+}
+
+func TestCSRFTokenRequired(t *testing.T) {
+	f := newFixture(t)
+	operator(t, f.srv, "a@example.com", engine.RoleOperator, f.orgA.ID, false)
+	operator(t, f.srv, "a2@example.com", engine.RoleOperator, f.orgA.ID, false)
+	a, other := newBrowser(t, f.srv), newBrowser(t, f.srv)
+	a.login("a@example.com", "")
+	other.login("a2@example.com", "")
+	form := func(csrf string) url.Values {
+		return url.Values{"amount": {"250"}, "note": {"x"}, "csrf": {csrf}}
+	}
+	if p := a.post("/console/links", form("")); p.status != http.StatusForbidden {
+		t.Errorf("POST without a CSRF token: %d, want 403", p.status)
+	}
+	if p := a.post("/console/links", form(other.csrf)); p.status != http.StatusForbidden {
+		t.Errorf("POST with another session's CSRF token: %d, want 403", p.status)
+	}
+	if p := a.post("/console/login", url.Values{"email": {"a@example.com"}, "password": {password}, "csrf": {""}}); p.status != http.StatusForbidden {
+		t.Errorf("login POST without a token: %d, want 403", p.status)
+	}
+	if n := f.links(t, f.orgA); n != 0 {
+		t.Fatalf("a refused POST created %d links", n)
+	}
+	if p := a.post("/console/links", form(a.csrf)); p.status != http.StatusOK || !strings.Contains(p.body, `id="new-link"`) {
+		t.Fatalf("POST with the session's token: %d", p.status)
+	}
+	if n := f.links(t, f.orgA); n != 1 {
+		t.Fatalf("links = %d, want 1", n)
+	}
+	// The change is audited with the operator as actor.
+	es, err := f.srv.Engine.ListAudit(context.Background(), f.orgA.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range es {
+		found = found || e.Action == engine.AuditPaymentLinkCreate && e.Actor == "console:a@example.com"
+	}
+	if !found {
+		t.Error("no audit entry of the link by console:a@example.com")
+	}
+}
+
+func TestViewerCannotChange(t *testing.T) {
+	f := newFixture(t)
+	operator(t, f.srv, "v@example.com", engine.RoleViewer, f.orgA.ID, false)
+	v := newBrowser(t, f.srv)
+	v.login("v@example.com", "")
+	if p := v.get("/console/keys"); p.status != http.StatusOK || strings.Contains(p.body, "/rotate") {
+		t.Errorf("a viewer's keys page: %d, offers rotate: %v", p.status, strings.Contains(p.body, "/rotate"))
+	}
+	if p := v.post("/console/links", url.Values{"amount": {"250"}}); p.status != http.StatusForbidden {
+		t.Errorf("a viewer's change: %d, want 403", p.status)
+	}
+	if p := v.post("/console/keys/"+f.orgA.KeyID+"/revoke", nil); p.status != http.StatusForbidden {
+		t.Errorf("a viewer's key revoke: %d, want 403", p.status)
+	}
+	if n := f.links(t, f.orgA); n != 0 {
+		t.Errorf("a viewer created %d links", n)
+	}
+	keys, _ := f.srv.Engine.ListAPIKeys(context.Background(), f.orgA.ID)
+	if keys[0].ExpiresAt != nil {
+		t.Error("a viewer revoked a key")
+	}
+	// A viewer may still log out.
+	if p := v.post("/console/logout", nil); p.status != http.StatusSeeOther {
+		t.Errorf("a viewer's logout: %d", p.status)
+	}
+}
+
+func TestOrganizationsSeeOnlyTheirOwn(t *testing.T) {
+	f := newFixture(t)
+	operator(t, f.srv, "a@example.com", engine.RoleOwner, f.orgA.ID, false)
+	operator(t, f.srv, "p@example.com", engine.RoleViewer, "", false)
+	a := newBrowser(t, f.srv)
+	a.login("a@example.com", "")
+	for _, path := range []string{
+		"/console/deposits/" + f.depB.ID,
+		"/console/deposits/" + f.depB.ID + "?org=" + f.orgB.ID,
+	} {
+		if p := a.get(path); p.status != http.StatusNotFound || strings.Contains(p.body, "merchant-of-b-77") {
+			t.Errorf("org A's operator on %s: %d, want 404", path, p.status)
+		}
+	}
+	if p := a.get("/console/deposits?merchant_id=merchant-of-b-77&org=" + f.orgB.ID); strings.Contains(p.body, f.depB.ID) {
+		t.Error("org A's search found org B's deposit")
+	}
+	if p := a.post("/console/keys/"+f.keyOfB+"/revoke", nil); p.status != http.StatusNotFound {
+		t.Errorf("org A's operator revoking org B's key: %d, want 404", p.status)
+	}
+	keys, _ := f.srv.Engine.ListAPIKeys(context.Background(), f.orgB.ID)
+	if keys[0].ExpiresAt != nil {
+		t.Fatal("org A's operator revoked org B's key")
+	}
+	// A platform operator sees every organization.
+	p := newBrowser(t, f.srv)
+	p.login("p@example.com", "")
+	if pg := p.get("/console/deposits/" + f.depB.ID + "?org=" + f.orgB.ID); pg.status != http.StatusOK || !strings.Contains(pg.body, "merchant-of-b-77") {
+		t.Errorf("platform operator on org B's deposit: %d", pg.status)
+	}
+}
+
+func TestLoginRotatesTheSession(t *testing.T) {
+	f := newFixture(t)
+	operator(t, f.srv, "a@example.com", engine.RoleOperator, f.orgA.ID, false)
+	b := newBrowser(t, f.srv)
+	// A token planted before login (fixation) is not what login gives.
+	b.setSessionCookie("planted-by-an-attacker-0123456789")
+	b.login("a@example.com", "")
+	first := b.sessionCookie()
+	if first == "" || first == "planted-by-an-attacker-0123456789" {
+		t.Fatalf("session cookie after login: %q", first)
+	}
+	// Logging in again in the same browser gives a new session and ends
+	// the old one.
+	b.login("a@example.com", "")
+	second := b.sessionCookie()
+	if second == first {
+		t.Fatal("the session token did not change at login")
+	}
+	old := newBrowser(t, f.srv)
+	old.setSessionCookie(first)
+	if p := old.get("/console/"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), "/console/login") {
+		t.Errorf("the session before the second login still works: %d", p.status)
+	}
+}
+
+func TestCookieAttributes(t *testing.T) {
+	f := newFixture(t)
+	operator(t, f.srv, "a@example.com", engine.RoleOperator, f.orgA.ID, false)
+	b := newBrowser(t, f.srv)
+	b.get("/console/login")
+	form := url.Values{"email": {"a@example.com"}, "password": {password}, "csrf": {b.csrf}}
+	login := func(host string) *http.Cookie {
+		req, _ := http.NewRequest(http.MethodPost, f.srv.URL+"/console/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Host = host
+		u, _ := url.Parse(f.srv.URL + "/console/login")
+		for _, c := range b.client.Jar.Cookies(u) {
+			req.AddCookie(c) // the jar keeps them from a request naming another host
+		}
+		res := b.do(req)
+		for _, c := range (&http.Response{Header: res.header}).Cookies() {
+			if c.Name == "payd_console" {
+				return c
+			}
+		}
+		t.Fatalf("no session cookie for host %s (%d) %s", host, res.status, res.body)
+		return nil
+	}
+	c := login("pay.example.com")
+	if !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/console" {
+		t.Errorf("cookie on a public host: %+v", c)
+	}
+	if c := login("127.0.0.1"); c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode {
+		t.Errorf("cookie on loopback: %+v", c)
+	}
+}
+
+func TestLockoutAfterRepeatedFailures(t *testing.T) {
+	f := newFixture(t)
+	operator(t, f.srv, "a@example.com", engine.RoleOperator, f.orgA.ID, false)
+	b := newBrowser(t, f.srv)
+	b.get("/console/login")
+	try := func(pw string) int {
+		return b.post("/console/login", url.Values{"email": {"a@example.com"}, "password": {pw}}).status
+	}
+	for i := range engine.MaxLoginFailures {
+		if s := try("wrong password " + string(rune('a'+i))); s != http.StatusUnauthorized {
+			t.Fatalf("wrong password %d: %d", i, s)
+		}
+	}
+	if s := try(password); s != http.StatusUnauthorized {
+		t.Fatalf("the right password during the lockout: %d, want 401", s)
+	}
+	es, _ := f.srv.Engine.ListAudit(context.Background(), f.orgA.ID, 0)
+	if !containsAction(es, engine.AuditOperatorLocked) {
+		t.Error("the lockout is not audited")
+	}
+	f.srv.Clock.Add(engine.LoginLockout)
+	if s := try(password); s != http.StatusSeeOther {
+		t.Fatalf("the right password after the lockout: %d", s)
+	}
+}
+
+func containsAction(es []*engine.AuditEntry, action string) bool {
+	for _, e := range es {
+		if e.Action == action {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLoginThrottle(t *testing.T) {
+	f := newFixture(t)
+	b := newBrowser(t, f.srv)
+	b.get("/console/login")
+	status := 0
+	for range 11 {
+		status = b.post("/console/login", url.Values{"email": {"nobody@example.com"}, "password": {"x"}}).status
+	}
+	if status != http.StatusTooManyRequests {
+		t.Errorf("the 11th login in a minute from one address: %d, want 429", status)
+	}
+}
+
+func TestLogoutEndsTheSession(t *testing.T) {
+	f := newFixture(t)
+	operator(t, f.srv, "a@example.com", engine.RoleOperator, f.orgA.ID, false)
+	b := newBrowser(t, f.srv)
+	b.login("a@example.com", "")
+	token := b.sessionCookie()
+	if p := b.post("/console/logout", nil); p.status != http.StatusSeeOther {
+		t.Fatalf("logout: %d", p.status)
+	}
+	replay := newBrowser(t, f.srv)
+	replay.setSessionCookie(token)
+	if p := replay.get("/console/"); p.status != http.StatusSeeOther {
+		t.Errorf("the token after logout: %d, want a redirect to login", p.status)
+	}
+	if p := replay.post("/console/links", url.Values{"amount": {"1"}, "csrf": {b.csrf}}); p.status != http.StatusForbidden {
+		t.Errorf("a POST with the token after logout: %d, want 403", p.status)
+	}
+}
+
+func TestSessionTimeouts(t *testing.T) {
+	f := newFixture(t)
+	operator(t, f.srv, "a@example.com", engine.RoleOperator, f.orgA.ID, false)
+	idle := newBrowser(t, f.srv)
+	idle.login("a@example.com", "")
+	busy := newBrowser(t, f.srv)
+	busy.login("a@example.com", "")
+	// Used every 20 minutes, a session lives until its absolute timeout;
+	// one left alone ends after the idle timeout.
+	for elapsed := time.Duration(0); elapsed+20*time.Minute < engine.SessionAbsoluteTimeout; elapsed += 20 * time.Minute {
+		f.srv.Clock.Add(20 * time.Minute)
+		if p := busy.get("/console/"); p.status != http.StatusOK {
+			t.Fatalf("a session in use after %v: %d", elapsed+20*time.Minute, p.status)
+		}
+	}
+	if p := idle.get("/console/"); p.status != http.StatusSeeOther {
+		t.Errorf("an idle session: %d, want a redirect to login", p.status)
+	}
+	f.srv.Clock.Add(20 * time.Minute)
+	if p := busy.get("/console/"); p.status != http.StatusSeeOther {
+		t.Errorf("a session past its absolute timeout: %d, want a redirect to login", p.status)
+	}
+}
+
+func TestTOTP(t *testing.T) {
+	f := newFixture(t)
+	secret := operator(t, f.srv, "a@example.com", engine.RoleOperator, f.orgA.ID, true)
+	b := newBrowser(t, f.srv)
+	b.get("/console/login")
+	if p := b.post("/console/login", url.Values{"email": {"a@example.com"}, "password": {password}}); p.status != http.StatusUnauthorized {
+		t.Errorf("no code: %d, want 401", p.status)
+	}
+	// The code that turned the factor on at setup is used: wait a step.
+	f.srv.Clock.Add(30 * time.Second)
+	code := console.TOTPCode(secret, f.srv.Now())
+	b.login("a@example.com", code)
+	replay := newBrowser(t, f.srv)
+	replay.get("/console/login")
+	if p := replay.post("/console/login", url.Values{"email": {"a@example.com"}, "password": {password}, "code": {code}}); p.status != http.StatusUnauthorized {
+		t.Errorf("the same code twice: %d, want 401", p.status)
+	}
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	f := newFixture(t)
+	b := newBrowser(t, f.srv)
+	p1, p2 := b.get("/console/login"), b.get("/console/login")
+	csp := p1.header.Get("Content-Security-Policy")
+	nonce := regexp.MustCompile(`style-src 'nonce-([^']+)'`).FindStringSubmatch(csp)
+	if nonce == nil || !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Fatalf("CSP %q", csp)
+	}
+	if !strings.Contains(p1.body, `<style nonce="`+nonce[1]+`">`) || strings.Contains(p1.body, "<script") {
+		t.Error("the page's style does not carry the response's nonce, or the page has a script")
+	}
+	if p2.header.Get("Content-Security-Policy") == csp {
+		t.Error("two responses share a nonce")
+	}
+	if p1.header.Get("X-Frame-Options") != "DENY" || p1.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("headers %v", p1.header)
+	}
+	if p := b.get("/console/"); p.status != http.StatusSeeOther {
+		t.Errorf("the overview without a session: %d", p.status)
+	}
+}
