@@ -7,6 +7,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
 
+	"github.com/payd-engine/payd/storage/internal/pagequery"
 	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
@@ -21,6 +22,9 @@ const journalColumns = schema.JournalColumns
 // then until the transaction ends, by one journal at a time. An entry
 // amount with more than two decimal places is an error: the store does not
 // round money. A balance past BIGINT fails the statement, never wraps.
+// The same statement writes the journal's balance transactions with the
+// balances the upsert returns: the values right after this journal, since
+// the rows stay locked by it.
 func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	positions := make([]int64, len(j.Entries))
 	accounts := make([]string, len(j.Entries))
@@ -35,7 +39,9 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	totals := j.Totals()
 	totalAccounts := make([]string, len(totals))
 	totalMinor := make([]int64, len(totals))
+	movementIDs := make([]string, len(totals))
 	for i, e := range totals {
+		movementIDs[i] = engine.BalanceTransactionID(j.ID, e.Account)
 		m, err := schema.MinorUnits(e.Amount)
 		if err != nil {
 			return fmt.Errorf("postgres: journal %s total of %s: %w", j.ID, e.Account, err)
@@ -53,14 +59,22 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 			INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
 			SELECT $1, e.position, $2, e.account, e.amount_minor
 			FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS e (position, account, amount_minor)
+		), balances AS (
+			INSERT INTO account_balances (organization_id, account, balance_minor)
+			SELECT $2, b.account, b.amount_minor
+			FROM unnest($6::text[], $7::bigint[]) WITH ORDINALITY AS b (account, amount_minor, n)
+			ORDER BY b.n
+			ON CONFLICT (organization_id, account)
+				DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor
+			RETURNING account, balance_minor
 		)
-		INSERT INTO account_balances (organization_id, account, balance_minor)
-		SELECT $2, b.account, b.amount_minor
-		FROM unnest($6::text[], $7::bigint[]) WITH ORDINALITY AS b (account, amount_minor, n)
-		ORDER BY b.n
-		ON CONFLICT (organization_id, account)
-			DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor`,
-		j.ID, j.OrganizationID, positions, accounts, minor, totalAccounts, totalMinor)
+		INSERT INTO balance_transactions (`+pagequery.BalanceTransactionColumns+`)
+		SELECT t.id, $2, b.account, $1, $9, $10, t.amount_minor, b.balance_minor, $11
+		FROM balances b JOIN unnest($6::text[], $7::bigint[], $8::text[]) AS t (account, amount_minor, id)
+			ON t.account = b.account
+		WHERE b.account = ANY ($12::text[])`,
+		j.ID, j.OrganizationID, positions, accounts, minor, totalAccounts, totalMinor,
+		movementIDs, j.Kind, j.Reference, j.CreatedAt, engine.BalanceAccounts)
 	return interpretError(err)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
 
+	"github.com/payd-engine/payd/storage/internal/pagequery"
 	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
@@ -52,10 +53,51 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	if err != nil {
 		return interpretError(err)
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO account_balances (organization_id, account, balance_minor)
+	rs, err := t.tx.QueryContext(ctx, `INSERT INTO account_balances (organization_id, account, balance_minor)
 		VALUES `+rows(len(totals), 3)+`
-		ON CONFLICT (organization_id, account) DO UPDATE SET balance_minor = balance_minor + excluded.balance_minor`,
+		ON CONFLICT (organization_id, account) DO UPDATE SET balance_minor = balance_minor + excluded.balance_minor
+		RETURNING account, balance_minor`,
 		balanceArgs...)
+	if err != nil {
+		return interpretError(err)
+	}
+	after := map[string]int64{}
+	for rs.Next() {
+		var account string
+		var balance int64
+		if err := rs.Scan(&account, &balance); err != nil {
+			rs.Close()
+			return interpretError(err)
+		}
+		after[account] = balance
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return interpretError(err)
+	}
+	return t.insertBalanceTransactions(ctx, j, totals, after)
+}
+
+// insertBalanceTransactions writes the journal's movements on the balance
+// accounts, each with the balance the upsert returned: the balance right
+// after this journal, since the write transaction is exclusive.
+func (t *tx) insertBalanceTransactions(ctx context.Context, j *engine.Journal, totals []engine.Entry, after map[string]int64) error {
+	var args []any
+	n := 0
+	for _, e := range totals {
+		if !engine.IsBalanceAccount(e.Account) {
+			continue
+		}
+		m, _ := schema.MinorUnits(e.Amount) // checked above
+		args = append(args, engine.BalanceTransactionID(j.ID, e.Account), j.OrganizationID, e.Account, j.ID,
+			j.Kind, j.Reference, m, after[e.Account], micros(j.CreatedAt))
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO balance_transactions (`+pagequery.BalanceTransactionColumns+`)
+		VALUES `+rows(n, 9), args...)
 	return interpretError(err)
 }
 
