@@ -117,6 +117,13 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"ListSMS", testListSMS},
 			{"ManualPayouts", testManualPayouts},
 		}},
+		{"Lists", []test{
+			{"Deposits", testListDepositsPage},
+			{"Withdrawals", testListWithdrawalsPage},
+			{"Events", testListEventsPage},
+			{"BalanceTransactions", testBalanceTransactions},
+			{"ConcurrentBalanceAfter", testConcurrentBalanceAfter},
+		}},
 		{"Transactions", []test{
 			{"Commit", testCommit},
 			{"RollbackOnError", testRollbackOnError},
