@@ -68,9 +68,15 @@ func walk[T any](t *testing.T, s Store, list pager[T], cursor func(T) engine.Pag
 	return nil
 }
 
-func depositCursor(d *engine.Deposit) engine.PageCursor       { return engine.PageCursor{CreatedAt: d.CreatedAt, ID: d.ID} }
-func withdrawalCursor(w *engine.Withdrawal) engine.PageCursor { return engine.PageCursor{CreatedAt: w.CreatedAt, ID: w.ID} }
-func eventCursor(e *engine.Event) engine.PageCursor           { return engine.PageCursor{CreatedAt: e.CreatedAt, ID: e.ID} }
+func depositCursor(d *engine.Deposit) engine.PageCursor {
+	return engine.PageCursor{CreatedAt: d.CreatedAt, ID: d.ID}
+}
+func withdrawalCursor(w *engine.Withdrawal) engine.PageCursor {
+	return engine.PageCursor{CreatedAt: w.CreatedAt, ID: w.ID}
+}
+func eventCursor(e *engine.Event) engine.PageCursor {
+	return engine.PageCursor{CreatedAt: e.CreatedAt, ID: e.ID}
+}
 func btCursor(b *engine.BalanceTransaction) engine.PageCursor {
 	return engine.PageCursor{CreatedAt: b.CreatedAt, ID: b.ID}
 }
@@ -142,7 +148,9 @@ func testListDepositsPage(t *testing.T, s Store) {
 	}
 	// A round trip keeps every field.
 	byID := map[string]*engine.Deposit{}
-	for _, d := range get(t, s, func(ctx context.Context, tx engine.Tx) ([]*engine.Deposit, error) { return tx.ListDepositsPage(ctx, org1) }) {
+	for _, d := range get(t, s, func(ctx context.Context, tx engine.Tx) ([]*engine.Deposit, error) {
+		return tx.ListDepositsPage(ctx, org1)
+	}) {
 		byID[d.ID] = d
 	}
 	for _, d := range ds {
