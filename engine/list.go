@@ -268,6 +268,21 @@ func checkFilters(p ListParams, events bool) error {
 	if !events && (p.Type != "" || p.ResourceID != "") {
 		return Invalid("type", "only events are filtered by type and resource")
 	}
+	// Caller text never reaches the database unchecked (Postgres refuses
+	// NUL and invalid UTF-8 in text with an error).
+	for _, f := range []struct{ name, value string }{
+		{"starting_after", p.StartingAfter}, {"ending_before", p.EndingBefore},
+		{"status", p.Status}, {"payment_method", p.PaymentMethod}, {"merchant_id", p.MerchantID},
+		{"provider_transaction_id", p.ProviderTransactionID}, {"type", p.Type}, {"resource_id", p.ResourceID},
+		{"account", p.Account},
+	} {
+		if len(f.value) > maxMerchantIDLength {
+			return Invalid(f.name, "must be at most 255 bytes")
+		}
+		if err := checkText(f.name, f.value); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
