@@ -151,7 +151,9 @@ func TestListDepositsFilters(t *testing.T) {
 	org := h.NewOrg(engine.OrganizationSettings{})
 	start := h.Now()
 	ids := h.redirectDeposits(org, "f", 6) // created at start+1s .. start+6s
-	ts := func(s int) string { return url.QueryEscape(start.Add(time.Duration(s) * time.Second).Format(time.RFC3339)) }
+	ts := func(s int) string {
+		return url.QueryEscape(start.Add(time.Duration(s) * time.Second).Format(time.RFC3339))
+	}
 	for _, c := range []struct {
 		query string
 		want  []string
