@@ -203,4 +203,3 @@ func iterate[T any](ctx context.Context, p ListParams, page func(context.Context
 		}
 	}
 }
-
