@@ -377,3 +377,70 @@ func NewBalanceTransactionView(bt *BalanceTransaction) BalanceTransactionView {
 		ResourceID: nullable(bt.Reference), CreatedAt: FormatTime(bt.CreatedAt),
 	}
 }
+
+// Exports: every row of a list in a time range, oldest first, a page at a
+// time, each page in a read transaction of its own, so that memory stays
+// one page whatever the range holds and no snapshot is held for the
+// whole export.
+
+// exportPage is the size of an export's pages.
+const exportPage = MaxPageLimit
+
+// ExportDeposits calls fn with each of the organization's deposits p
+// selects (its filters and created range; its paging is ignored), oldest
+// first, until fn returns an error.
+func (e *Engine) ExportDeposits(ctx context.Context, p ListParams, fn func(*Deposit) error) error {
+	return export(ctx, e, p, Tx.ListDepositsPage, func(d *Deposit) PageCursor { return PageCursor{d.CreatedAt, d.ID} }, fn)
+}
+
+// ExportWithdrawals is ExportDeposits for withdrawals.
+func (e *Engine) ExportWithdrawals(ctx context.Context, p ListParams, fn func(*Withdrawal) error) error {
+	return export(ctx, e, p, Tx.ListWithdrawalsPage, func(w *Withdrawal) PageCursor { return PageCursor{w.CreatedAt, w.ID} }, fn)
+}
+
+// ExportBalanceTransactions is ExportDeposits for balance transactions.
+func (e *Engine) ExportBalanceTransactions(ctx context.Context, p ListParams, fn func(*BalanceTransaction) error) error {
+	return export(ctx, e, p, Tx.ListBalanceTransactions, func(b *BalanceTransaction) PageCursor { return PageCursor{b.CreatedAt, b.ID} }, fn)
+}
+
+func export[T any](ctx context.Context, e *Engine, p ListParams,
+	list func(tx Tx, ctx context.Context, p PageParams) ([]T, error), cursor func(T) PageCursor, fn func(T) error,
+) error {
+	p.StartingAfter, p.EndingBefore, p.Limit = "", "", 0
+	if err := checkFilters(p, p.Type != "" || p.ResourceID != ""); err != nil {
+		return err
+	}
+	// Before a row is after it in time: the first page starts before
+	// every row of the range (no ID is less than "").
+	at := PageCursor{CreatedAt: p.CreatedGTE}
+	if at.CreatedAt.IsZero() {
+		at.CreatedAt = time.Unix(0, 0).UTC()
+	}
+	pp := PageParams{
+		OrganizationID: p.OrganizationID, CreatedGTE: p.CreatedGTE, CreatedLT: p.CreatedLT,
+		Status: p.Status, PaymentMethod: p.PaymentMethod, MerchantID: p.MerchantID,
+		ProviderTransactionID: p.ProviderTransactionID, Type: p.Type, ResourceID: p.ResourceID,
+		Account: p.Account, Limit: exportPage, Before: &at,
+	}
+	for {
+		var rows []T
+		err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+			var err error
+			rows, err = list(tx, ctx, pp)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if len(rows) < exportPage {
+			return nil
+		}
+		at = cursor(rows[len(rows)-1])
+		pp.Before = &at
+	}
+}
