@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -13,19 +15,22 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The lists scenario (issue 20): -list-growth 10000,1000000 seeds the bench
-// organization's deposits in bulk SQL up to each count in turn and times
-// GET /v1/deposits pages there, in one run: the first page, a page by
-// status, a page deep in the history (starting_after a deposit half way
-// back) and a page by payment method in a created range. Every list is an
-// index range, so each p50 at the largest count should stay within 20% of
-// the smallest.
+// The lists scenario (issue 20): -list-growth 10000,1000000 seeds, in bulk
+// SQL, a database per count with that many deposits of its organization
+// and times GET /v1/deposits pages on each, in one run: the first page, a
+// page by status, a page deep in the history (starting_after a deposit
+// half way back) and a page by payment method in a created range. Every
+// list is an index range, so each p50 at the largest count should stay
+// within 20% of the smallest.
 
-// listSeed is what the list scenarios page from: set after each seed.
-var listSeed struct {
+// listSeed is what the list scenarios page from, for the client of each
+// size.
+type listSeed struct {
 	middle   string // a deposit half way back in the history
 	from, to string // a created range in the middle tenth of the history, RFC 3339
 }
+
+var listSeeds = map[*client]listSeed{}
 
 // listSeedStart is when the seeded history begins: a month back, a
 // millisecond per deposit, so that it is older than what the bench creates.
@@ -42,11 +47,11 @@ var listScenarios = map[string]scenario{
 		return c.call(ctx, "GET", "/v1/deposits?limit=10&status=failed", "", true, http.StatusOK, nil)
 	}},
 	"list-deep": {op: func(ctx context.Context, c *client, _, _ int) error {
-		return c.call(ctx, "GET", "/v1/deposits?limit=10&starting_after="+listSeed.middle, "", true, http.StatusOK, nil)
+		return c.call(ctx, "GET", "/v1/deposits?limit=10&starting_after="+listSeeds[c].middle, "", true, http.StatusOK, nil)
 	}},
 	"list-method-range": {op: func(ctx context.Context, c *client, _, _ int) error {
-		q := "/v1/deposits?limit=10&payment_method=nagad&created%5Bgte%5D=" + url.QueryEscape(listSeed.from) +
-			"&created%5Blt%5D=" + url.QueryEscape(listSeed.to)
+		q := "/v1/deposits?limit=10&payment_method=nagad&created%5Bgte%5D=" + url.QueryEscape(listSeeds[c].from) +
+			"&created%5Blt%5D=" + url.QueryEscape(listSeeds[c].to)
 		return c.call(ctx, "GET", q, "", true, http.StatusOK, nil)
 	}},
 }
@@ -129,51 +134,120 @@ func parseListGrowth(s string) ([]int, error) {
 	return out, nil
 }
 
-// measureListGrowth seeds deposits to each count of sizes in turn and
-// measures the list scenarios there, in one run (one payd, one database),
-// so the sizes compare under the same noise; it ends with each scenario's
-// p50 at the largest count as a ratio to the smallest.
-func measureListGrowth(ctx context.Context, o options, c *client, orgID string, srv *paydProcess, sizes []int) error {
-	report := newReport(o.out)
-	first := map[string]*result{}
-	var last map[string]*result
-	seeded := 0
-	for _, size := range sizes {
+// measureListGrowth measures the list scenarios at each deposit count of
+// sizes, in one run: a payd and a database of its own per count, each
+// seeded to its count first, then every scenario measured in rounds that
+// alternate between the counts, so that the load the shared machine adds
+// meanwhile falls on all of them alike. It ends with each scenario's p50
+// at the largest count as a ratio to the smallest.
+func measureListGrowth(ctx context.Context, o options, env []string, dir string, sizes []int) error {
+	const rounds = 10
+	clients := make([]*client, len(sizes))
+	servers := make([]*paydProcess, len(sizes))
+	for k, size := range sizes {
+		db, err := listDB(ctx, o.db, dir, k)
+		if err != nil {
+			return err
+		}
+		srv, err := startPayd(ctx, o.payd, db, env, dir)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		org, err := bootstrap(o.payd, db, env)
+		if err != nil {
+			return err
+		}
 		start := time.Now()
-		if err := seedListDeposits(ctx, o.db, orgID, seeded, size); err != nil {
+		if err := seedListDeposits(ctx, db, org.id, 0, size); err != nil {
 			return fmt.Errorf("seed deposits: %w", err)
 		}
-		seeded = size
-		listSeed.middle = listSeedID(size / 2)
-		listSeed.from = listSeedAt(size * 45 / 100).Format(time.RFC3339Nano)
-		listSeed.to = listSeedAt(size * 55 / 100).Format(time.RFC3339Nano)
-		fmt.Fprintf(o.out, "\n%d deposits seeded in %s\n", size, time.Since(start).Round(time.Millisecond))
-		// A second of each first, unmeasured: the new rows' pages into
-		// the cache, and the process's warm-up for the first size.
+		fmt.Fprintf(o.out, "%d deposits seeded in %s (%s)\n", size, time.Since(start).Round(time.Millisecond), redact(db))
+		c := newClient(srv.base, org, o.clients)
+		listSeeds[c] = listSeed{
+			middle: listSeedID(size / 2),
+			from:   listSeedAt(size * 45 / 100).Format(time.RFC3339Nano),
+			to:     listSeedAt(size * 55 / 100).Format(time.RFC3339Nano),
+		}
+		clients[k], servers[k] = c, srv
+	}
+	// A second of each, unmeasured: caches and each process's warm-up.
+	for _, c := range clients {
 		for _, name := range listScenarioNames {
 			if _, err := measure(ctx, c, listScenarios[name], o.clients, time.Second, 0); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		report.header = false
-		last = map[string]*result{}
-		for _, name := range listScenarioNames {
-			res, err := measure(ctx, c, listScenarios[name], o.clients, o.duration, 0)
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			report.row(name, res, srv.peakRSS())
-			last[name] = res
-			if first[name] == nil {
-				first[name] = res
+	}
+	results := make([]map[string]*result, len(sizes))
+	for k := range results {
+		results[k] = map[string]*result{}
+	}
+	for _, name := range listScenarioNames {
+		for range rounds {
+			for k, c := range clients {
+				res, err := measure(ctx, c, listScenarios[name], o.clients, o.duration/rounds, 0)
+				if err != nil {
+					return fmt.Errorf("%s at %d: %w", name, sizes[k], err)
+				}
+				results[k][name] = merge(results[k][name], res)
 			}
 		}
 	}
-	fmt.Fprintf(o.out, "\np50 at %d deposits / p50 at %d deposits:\n", sizes[len(sizes)-1], sizes[0])
+	for k, size := range sizes {
+		fmt.Fprintf(o.out, "\n%d deposits:\n", size)
+		report := newReport(o.out)
+		for _, name := range listScenarioNames {
+			report.row(name, results[k][name], servers[k].peakRSS())
+		}
+	}
+	last := len(sizes) - 1
+	fmt.Fprintf(o.out, "\np50 at %d deposits / p50 at %d deposits (rounds of %s alternating between them):\n",
+		sizes[last], sizes[0], o.duration/rounds)
 	for _, name := range listScenarioNames {
-		if a, b := first[name].percentile(0.5), last[name].percentile(0.5); a > 0 {
+		if a, b := results[0][name].percentile(0.5), results[last][name].percentile(0.5); a > 0 {
 			fmt.Fprintf(o.out, "  %-28s %.2fx (%s -> %s)\n", name, float64(b)/float64(a), ms(a), ms(b))
 		}
 	}
 	return nil
+}
+
+// merge adds b's operations and latencies to a (nil: none yet).
+func merge(a, b *result) *result {
+	if a == nil {
+		return b
+	}
+	a.ops += b.ops
+	a.errors += b.errors
+	a.elapsed += b.elapsed
+	a.latencies = append(a.latencies, b.latencies...)
+	sort.Slice(a.latencies, func(i, j int) bool { return a.latencies[i] < a.latencies[j] })
+	return a
+}
+
+// listDB is the database of the kth size: a SQLite file in dir, or a
+// Postgres database next to the one -db names, made anew.
+func listDB(ctx context.Context, dsn, dir string, k int) (string, error) {
+	if !isPostgres(dsn) {
+		return filepath.Join(dir, fmt.Sprintf("lists%d.db", k)), nil
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimPrefix(u.Path, "/") + fmt.Sprintf("_lists%d", k)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	ident := pgx.Identifier{name}.Sanitize()
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident); err != nil {
+		return "", err
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident); err != nil {
+		return "", err
+	}
+	u.Path = "/" + name
+	return u.String(), nil
 }

@@ -115,6 +115,9 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Fprintf(o.out, "machine: %s\n\n", machine())
 
+	if len(o.lists) > 0 {
+		return measureListGrowth(ctx, o, env, dir, o.lists)
+	}
 	srv, err := startPayd(ctx, o.payd, o.db, env, dir)
 	if err != nil {
 		return err
@@ -144,9 +147,6 @@ func run(ctx context.Context, o options) error {
 	c.poll = o.poll
 	if len(o.growth) > 0 {
 		return measureLedgerGrowth(ctx, o, c, org.id, srv)
-	}
-	if len(o.lists) > 0 {
-		return measureListGrowth(ctx, o, c, org.id, srv, o.lists)
 	}
 
 	results := map[string]*result{}
