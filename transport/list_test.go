@@ -433,3 +433,37 @@ func TestBalanceTransactions(t *testing.T) {
 		t.Errorf("account=held: %s", held.Data)
 	}
 }
+
+// TestListsSignedForPastH2H: an organization that stopped taking H2H
+// deposits still signs to list its H2H deposits and their events, as it
+// signs GET /v1/deposits/{id} of one: an unsigned list would be a way
+// around that.
+func TestListsSignedForPastH2H(t *testing.T) {
+	h := newHarness(t)
+	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	dep := h.CreateH2H(org, h2h())
+	if dep.Status != 201 {
+		t.Fatalf("create: %d %s", dep.Status, dep.Body)
+	}
+	h.Clock.Add(time.Hour)
+	h.Work() // expired: a deposit.expired event carrying the H2H deposit
+	if _, err := h.Engine.UpdateOrganization(t.Context(), org.ID, engine.OrganizationSettings{H2HEnabled: ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	events := h.mustList(org, "/v1/events", true)
+	if len(events.Data) != 1 {
+		t.Fatalf("events: %s", events.Data)
+	}
+	for _, path := range []string{"/v1/deposits", "/v1/events", "/v1/events/" + itemID(t, events.Data[0])} {
+		get := func(sign bool) *response {
+			return h.Do(org, request{Method: http.MethodGet, Path: "/api" + path, APIKey: org.APIKey, Sign: sign})
+		}
+		if res := get(false); res.Status != 401 {
+			t.Errorf("%s unsigned: %d %s", path, res.Status, res.Body)
+		}
+		if res := get(true); res.Status != 200 {
+			t.Errorf("%s signed: %d %s", path, res.Status, res.Body)
+		}
+	}
+}
