@@ -22,6 +22,7 @@
 //	latecredit.go    an operator's credit of a payment proven too late
 //	withdrawal.go    withdrawals and their payouts
 //	ledger.go        journals, balances, manual adjustments, the ledger check
+//	list.go          lists newest first by keyset, balance transactions, exports
 //	event.go         events, written with their deliveries in the change's transaction
 //	webhook.go       webhook endpoints and their secrets
 //	delivery.go      posting events to endpoints: retries, redelivery, history

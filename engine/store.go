@@ -178,7 +178,9 @@ type Tx interface {
 	ClaimDueAttempts(ctx context.Context, p ClaimParams) ([]*Attempt, error)
 
 	// CreateJournal inserts a journal and its entries, and adds each entry
-	// to its account's balance row, all in the caller's transaction. The
+	// to its account's balance row, all in the caller's transaction; for
+	// each balance account (BalanceAccounts) it moves, it also writes a
+	// BalanceTransaction with the balance row's new value. The
 	// engine passes only balanced journals of whole-poisha amounts.
 	// Balance rows are updated in account order, so two journals never
 	// wait for each other's rows in opposite orders.
@@ -357,6 +359,28 @@ type Tx interface {
 	CountDepositsSince(ctx context.Context, organizationID string, since time.Time) (map[string]int, error)
 	// CountWithdrawalsSince is CountDepositsSince for withdrawals.
 	CountWithdrawalsSince(ctx context.Context, organizationID string, since time.Time) (map[string]int, error)
+
+	// Lists (issue 20): one keyset page of an organization's rows, newest
+	// first after p.After (or oldest first after p.Before), up to p.Limit,
+	// only p.OrganizationID's, matching p's filters. Each is an index range
+	// scan in the list's order, so a page costs the same at any history
+	// size. A cursor is a position, not a row: it need not exist.
+
+	// ListDepositsPage honours Status, PaymentMethod, MerchantID,
+	// ProviderTransactionID and the created range.
+	ListDepositsPage(ctx context.Context, p PageParams) ([]*Deposit, error)
+	// ListWithdrawalsPage honours the filters of ListDepositsPage;
+	// ProviderTransactionID matches the provider reference.
+	ListWithdrawalsPage(ctx context.Context, p PageParams) ([]*Withdrawal, error)
+	// ListEventsPage honours Type, ResourceID and the created range.
+	ListEventsPage(ctx context.Context, p PageParams) ([]*Event, error)
+	// ListBalanceTransactions honours Account and the created range. The
+	// rows are written by CreateJournal: one per journal and balance
+	// account it moves, with the account's balance after it.
+	ListBalanceTransactions(ctx context.Context, p PageParams) ([]*BalanceTransaction, error)
+	// GetBalanceTransaction returns ErrNotFound unless id is a balance
+	// transaction of organizationID.
+	GetBalanceTransaction(ctx context.Context, organizationID, id string) (*BalanceTransaction, error)
 }
 
 // ListAuditParams filters ListAudit. An empty OrganizationID matches all.

@@ -426,10 +426,18 @@ func hostileCases(depID, wdID, verifyPath, settlePath string) []hostileCase {
 	for _, target := range []string{
 		"/api/v1/deposits/../withdraws/" + wdID, "/api/v1/deposits/./" + depID, "/api//v1/deposits/" + depID,
 		"/api/v1/deposits/" + depID + "/../../withdraws/" + wdID, "/api/v1/%2e%2e/v1/balance", "/api/v1/deposits/" + depID + "/verify/..",
-		"/api/v1/withdraws?merchant_id='%20OR%20'1'='1", "/api/v1/withdraws?merchant_id=%00", "/api/v1/withdraws?merchant_id=%FF",
-		"/api/v1/withdraws?merchant_id=" + strings.Repeat("m", 5000), "/checkout/%00", "/api/sandbox/withdraws/%00/settle",
+		"/checkout/%00", "/api/sandbox/withdraws/%00/settle",
 	} {
 		get(target, target, 404)
+	}
+	// The withdrawal list's filter: hostile text matches nothing, or is
+	// refused naming the parameter before it reaches the database.
+	getAs("merchant_id injection", "/api/v1/withdraws?merchant_id='%20OR%20'1'='1", 200, "")
+	for _, target := range []string{
+		"/api/v1/withdraws?merchant_id=%00", "/api/v1/withdraws?merchant_id=%FF", "/api/v1/withdraws?merchant_id=" + strings.Repeat("m", 5000),
+		"/api/v1/deposits?starting_after=%00", "/api/v1/events?resource_id=%FF", "/api/v1/balance/transactions?ending_before=" + strings.Repeat("t", 5000),
+	} {
+		getAs(target, target, 400, "invalid_request")
 	}
 	for _, target := range []string{"/checkout/..%2F..%2Fapi%2Fv1%2Fbalance", "/checkout/" + strings.Repeat("t", 5000), "/checkout/%E2%98%83"} {
 		getAs(target, target, 404, "*") // the checkout's own not-found page

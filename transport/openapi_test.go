@@ -224,11 +224,6 @@ func TestOpenAPI(t *testing.T) {
 	call(org, withdraw, get("/v1/withdraws/"+wdID), 200)
 	call(org, withdraw, get("/v1/withdraws/wd_00000000000000000000000000"), 404)
 	call(org, withdraw, request{APIKey: "-", Method: http.MethodGet, Path: "/api/v1/withdraws/" + wdID}, 401)
-	call(org, withdraws, get("/v1/withdraws?merchant_id=w1"), 200)
-	call(org, withdraws, get("/v1/withdraws?merchant_id=nope"), 404)
-	call(plain, withdraws, get("/v1/withdraws?merchant_id=w1"), 404)
-	call(org, withdraws, get("/v1/withdraws?merchant_id=w1&status=x"), 400)
-	call(org, withdraws, request{APIKey: "-", Method: http.MethodGet, Path: "/api/v1/withdraws?merchant_id=w1"}, 401)
 	call(org, "/v1/balance", get("/v1/balance"), 200)
 	call(org, "/v1/balance", request{APIKey: "-", Method: http.MethodGet, Path: "/api/v1/balance"}, 401)
 
@@ -249,6 +244,34 @@ func TestOpenAPI(t *testing.T) {
 	h.Work()
 	settled := call(org, withdraw, get("/v1/withdraws/"+wdID), 200)
 	assertJSONField(t, settled.Body, "status", `"succeeded"`)
+
+	// The lists, payd's extensions: every item of every kind validates.
+	const events, event, balanceTxns = "/v1/events", "/v1/events/{id}", "/v1/balance/transactions"
+	found := call(org, withdraws, get("/v1/withdraws?merchant_id=w1"), 200)
+	if !strings.Contains(string(found.Body), wdID) {
+		t.Fatalf("merchant_id filter: %s", found.Body)
+	}
+	call(org, withdraws, get("/v1/withdraws?limit=2&status=succeeded"), 200)
+	call(org, withdraws, get("/v1/withdraws?merchant_id=w1&colour=x"), 400)
+	call(org, withdraws, request{APIKey: "-", Method: http.MethodGet, Path: "/api/v1/withdraws"}, 401)
+	call(org, deposits, signedGet("/v1/deposits?limit=100"), 200)
+	call(plain, deposits, get("/v1/deposits"), 200)
+	call(org, deposits, get("/v1/deposits"), 401)
+	call(org, deposits, signedGet("/v1/deposits?limit=0"), 400)
+	evs := call(org, events, signedGet("/v1/events?limit=100"), 200)
+	call(org, events, signedGet("/v1/events?type=deposit.paid"), 400)
+	call(org, events, get("/v1/events"), 401)
+	var evPage struct{ Data []struct{ ID string } }
+	if err := json.Unmarshal(evs.Body, &evPage); err != nil || len(evPage.Data) == 0 {
+		t.Fatalf("events: %v %s", err, evs.Body)
+	}
+	evID := evPage.Data[0].ID
+	call(org, event, signedGet("/v1/events/"+evID), 200)
+	call(org, event, signedGet("/v1/events/evt_00000000000000000000000000"), 404)
+	call(org, event, get("/v1/events/"+evID), 401)
+	call(org, balanceTxns, get("/v1/balance/transactions?limit=100"), 200)
+	call(org, balanceTxns, get("/v1/balance/transactions?account=fees"), 400)
+	call(org, balanceTxns, request{APIKey: "-", Method: http.MethodGet, Path: "/api/v1/balance/transactions"}, 401)
 
 	// Outside the operations: a method a path does not serve, and a path
 	// that does not exist, answer the documented envelope.

@@ -30,10 +30,17 @@ type Engine interface {
 	CancelCheckout(ctx context.Context, token string) (*engine.Deposit, error)
 	CreateWithdrawal(ctx context.Context, p engine.CreateWithdrawalParams) (*engine.Withdrawal, error)
 	GetWithdrawal(ctx context.Context, orgID, id string) (*engine.Withdrawal, error)
-	GetWithdrawalByMerchantID(ctx context.Context, orgID, merchantID string) (*engine.Withdrawal, error)
 	PollPayoutNow(ctx context.Context, orgID, id string) error
 	GetBalance(ctx context.Context, orgID string) (*engine.Balance, error)
 	Now() time.Time
+
+	// Lists (list.go).
+	ListDeposits(ctx context.Context, p engine.ListParams) (*engine.Page[*engine.Deposit], error)
+	ListWithdrawals(ctx context.Context, p engine.ListParams) (*engine.Page[*engine.Withdrawal], error)
+	ListEventsPage(ctx context.Context, p engine.ListParams) (*engine.Page[*engine.Event], error)
+	ListBalanceTransactions(ctx context.Context, p engine.ListParams) (*engine.Page[*engine.BalanceTransaction], error)
+	GetOrgEvent(ctx context.Context, orgID, id string) (*engine.Event, error)
+	OrganizationTakesH2H(ctx context.Context, orgID string) (bool, error)
 }
 
 // Sandbox is the control surface of a test-mode provider. When set, the
@@ -109,12 +116,15 @@ func NewHandler(cfg Config) http.Handler {
 	s.limiters[classWithdraw] = newLimiter(cfg.RateLimits.Withdraw, time.Now)
 	s.limiters[classDevice] = newLimiter(cfg.RateLimits.Device, time.Now)
 	mux := http.NewServeMux()
-	s.route(mux, "/v1/deposits", map[string]handlerFunc{http.MethodPost: s.createDeposit})
+	s.route(mux, "/v1/deposits", map[string]handlerFunc{http.MethodPost: s.createDeposit, http.MethodGet: s.listDeposits})
 	s.route(mux, "/v1/deposits/{id}", map[string]handlerFunc{http.MethodGet: s.getDeposit})
 	s.route(mux, "/v1/deposits/{id}/verify", map[string]handlerFunc{http.MethodPost: s.verifyDeposit})
-	s.route(mux, "/v1/withdraws", map[string]handlerFunc{http.MethodPost: s.createWithdrawal, http.MethodGet: s.findWithdrawal})
+	s.route(mux, "/v1/withdraws", map[string]handlerFunc{http.MethodPost: s.createWithdrawal, http.MethodGet: s.listWithdrawals})
 	s.route(mux, "/v1/withdraws/{id}", map[string]handlerFunc{http.MethodGet: s.getWithdrawal})
 	s.route(mux, "/v1/balance", map[string]handlerFunc{http.MethodGet: s.getBalance})
+	s.route(mux, "/v1/balance/transactions", map[string]handlerFunc{http.MethodGet: s.listBalanceTransactions})
+	s.route(mux, "/v1/events", map[string]handlerFunc{http.MethodGet: s.listEvents})
+	s.route(mux, "/v1/events/{id}", map[string]handlerFunc{http.MethodGet: s.getEvent})
 	s.route(mux, "/openapi.json", map[string]handlerFunc{http.MethodGet: s.openAPI})
 	if s.sandbox != nil {
 		s.route(mux, "/sandbox/payments", map[string]handlerFunc{http.MethodPost: s.recordSandboxPayment})

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"net/http"
-	"net/url"
 
 	"github.com/payd-engine/payd/engine"
 )
@@ -111,34 +110,5 @@ func (s *server) settleSandboxWithdrawal(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"id": wd.ID, "outcome": outcome})
-	return nil
-}
-
-// findWithdrawal serves GET /v1/withdraws?merchant_id=... (bearer), an
-// extension: the organization's withdrawal created with that merchant_id,
-// or 404. A client whose create was answered 409 merchant_id_exists on a
-// retry (its first request was applied, the answer lost) finds it here.
-func (s *server) findWithdrawal(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.admit(w, r, classDefault)
-	if err != nil {
-		return err
-	}
-	query, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return engine.Invalid("query", "must be a valid query string")
-	}
-	for name := range query {
-		if name != "merchant_id" {
-			return engine.Invalid(name, "unknown query parameter")
-		}
-	}
-	if len(query["merchant_id"]) > 1 {
-		return engine.Invalid("merchant_id", "must be given once")
-	}
-	wd, err := s.engine.GetWithdrawalByMerchantID(r.Context(), p.OrganizationID, query.Get("merchant_id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, engine.NewWithdrawalView(wd))
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -377,11 +378,13 @@ func crashWithdrawalFlow(c *crashClient, l *crashLedger, rng *mrand.Rand, w, i i
 	case res.status == 201:
 	case res.status == 409 && res.tries > 1 && str(res.body, "error", "code") == engine.CodeMerchantIDExists:
 		// Created by a request whose answer was lost: find it.
-		res = c.do("GET", "/api/v1/withdraws?merchant_id="+mid, "", false)
-		if res.status != 200 {
+		res = c.do("GET", "/api/v1/withdraws?merchant_id="+url.QueryEscape(mid), "", false)
+		data, _ := res.body["data"].([]any)
+		if res.status != 200 || len(data) != 1 {
 			c.failf("find withdrawal %s after merchant_id_exists: %d %s", mid, res.status, res.raw)
 			return
 		}
+		res.body, _ = data[0].(map[string]any)
 	default:
 		c.failf("create withdrawal %s: %d %s (try %d)", mid, res.status, res.raw, res.tries)
 		return

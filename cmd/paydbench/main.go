@@ -36,6 +36,7 @@ type options struct {
 	seed      int           // deposits to insert through the store before measuring
 	journals  int           // journals to insert into the ledger before measuring
 	growth    []int         // ledger growth: the scenarios at each of these journal counts
+	lists     []int         // list growth: the list scenarios at each of these deposit counts
 	half      bool          // also measure latency at half the peak throughput
 	limits    bool          // also measure the bare store transaction and handler
 	poll      time.Duration // verify: wait between reads of a deposit
@@ -56,6 +57,7 @@ func main() {
 	flag.IntVar(&o.seed, "seed-deposits", 0, "deposits to insert through the store before measuring (flat-cost runs: 10000, 1000000)")
 	flag.IntVar(&o.journals, "seed-journals", 0, "journals of two entries to insert into the ledger before measuring (ledger growth: 5000, 500000)")
 	growth := flag.String("ledger-growth", "", "comma-separated journal counts (e.g. 5000,500000): grow the ledger to each in turn and measure the scenarios at each, in one run")
+	lists := flag.String("list-growth", "", "comma-separated deposit counts (e.g. 10000,1000000): seed deposits to each in turn and time GET /v1/deposits pages at each, in one run")
 	flag.BoolVar(&o.half, "half", true, "also measure create, GET and withdrawal create latency at half of the peak throughput")
 	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "verify: how long a client waits between reads of its deposit")
 	flag.StringVar(&o.logLevel, "log-level", "warn", "payd's --log-level: warn logs nothing per request; info adds the access log line of every request")
@@ -68,6 +70,11 @@ func main() {
 	}
 	o.scenarios = strings.Split(scenarios, ",")
 	if err := parseGrowth(*growth, &o); err != nil {
+		fmt.Fprintln(os.Stderr, "paydbench:", err)
+		os.Exit(2)
+	}
+	var err error
+	if o.lists, err = parseListGrowth(*lists); err != nil {
 		fmt.Fprintln(os.Stderr, "paydbench:", err)
 		os.Exit(2)
 	}
@@ -115,6 +122,9 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Fprintf(o.out, "machine: %s\n\n", machine())
 
+	if len(o.lists) > 0 {
+		return measureListGrowth(ctx, o, env, dir, o.lists)
+	}
 	srv, err := startPayd(ctx, o.payd, o.db, env, dir, o.logLevel)
 	if err != nil {
 		return err

@@ -43,3 +43,22 @@ func TestSmoke(t *testing.T) {
 	}
 	t.Log("\n" + out.String())
 }
+
+// TestSmokeLists runs the lists scenario at two small counts: the tool
+// works, the figures are not checked.
+func TestSmokeLists(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "payd")
+	if out, err := exec.Command("go", "build", "-o", bin, "../payd").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var out bytes.Buffer
+	err := run(context.Background(), options{payd: bin, clients: 1, duration: 400 * time.Millisecond, lists: []int{50, 200}, out: &out})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range append(listScenarioNames, "p50 at 200 deposits / p50 at 50 deposits") {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+}

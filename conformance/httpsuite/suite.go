@@ -69,6 +69,7 @@ func Run(t T, target Target) {
 	t.Run("verification", s.checkVerification)
 	t.Run("withdrawals", s.checkWithdrawals)
 	t.Run("isolation", s.checkIsolation)
+	t.Run("lists", s.checkLists)
 	t.Run("webhooks", s.checkWebhooks)
 }
 

@@ -230,8 +230,9 @@ type Withdrawal struct {
 	Amount, Commission            int64
 	Status                        string
 	// Outcome is what the provider will answer for its payout ("" pending).
-	Outcome string
-	NextRun time.Time
+	Outcome   string
+	NextRun   time.Time
+	CreatedAt time.Time
 }
 
 // Model is the whole modelled world.
@@ -766,7 +767,7 @@ func (m *Model) CreateWithdrawal(now time.Time, r WithdrawalRequest, newID strin
 		return Result{Code: CodeInsufficientBalance}
 	}
 	w := &Withdrawal{ID: newID, OrgID: org.ID, MerchantID: r.MerchantID, Method: r.Method,
-		Amount: amount, Commission: commission, Status: Processing, NextRun: now}
+		Amount: amount, Commission: commission, Status: Processing, NextRun: now, CreatedAt: now}
 	org.Available -= amount + commission
 	org.Held += amount + commission
 	org.withdrawalByMerchant[r.MerchantID] = w.ID

@@ -189,6 +189,8 @@ type run struct {
 	attempts map[string][]*engine.Attempt
 	journals map[string][]*engine.Journal
 	sums     map[string]map[string]decimal.Decimal
+	// listStep counts checkLists calls, which pick what to list by it.
+	listStep int
 }
 
 var (
@@ -1139,6 +1141,7 @@ func (r *run) snapshot() snapshot {
 func (r *run) invariants(rt *rapid.T) {
 	now := r.now()
 	snap := r.snapshot()
+	r.checkLists()
 	for _, orgID := range r.orgs {
 		r.checkLedger(orgID, snap.journals[orgID], snap.balances[orgID][engine.AccountAvailable], snap.balances[orgID][engine.AccountHeld])
 	}

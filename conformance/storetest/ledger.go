@@ -381,6 +381,28 @@ func testCreateJournals(t *testing.T, s Store) {
 		engine.AccountExternal: "-1000", engine.AccountAvailable: "887.16", engine.AccountFees: "12.34", engine.AccountHeld: "100.50",
 	})
 	assertBalances(t, accountBalances(t, s, "org_2"), map[string]string{engine.AccountExternal: "-5", engine.AccountAvailable: "5"})
+	// Each journal's movements on the balance accounts carry the balance
+	// right after it, as CreateJournal of each in turn would write them.
+	for _, want := range []struct{ org, journal, account, amount, after string }{
+		{"org_1", "jnl_1", engine.AccountAvailable, "987.66", "987.66"},
+		{"org_1", "jnl_3", engine.AccountAvailable, "-100.50", "887.16"},
+		{"org_1", "jnl_3", engine.AccountHeld, "100.50", "100.50"},
+		{"org_2", "jnl_2", engine.AccountAvailable, "5.00", "5.00"},
+	} {
+		id := engine.BalanceTransactionID(want.journal, want.account)
+		var bt *engine.BalanceTransaction
+		err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) (err error) {
+			bt, err = tx.GetBalanceTransaction(ctx, want.org, id)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("balance transaction of %s on %s: %v", want.journal, want.account, err)
+		}
+		if !bt.Amount.Equal(dec(want.amount)) || !bt.BalanceAfter.Equal(dec(want.after)) || bt.JournalID != want.journal {
+			t.Errorf("balance transaction of %s on %s: %s after %s, want %s after %s", want.journal, want.account,
+				bt.Amount, bt.BalanceAfter, want.amount, want.after)
+		}
+	}
 
 	// A duplicate ID, or an entry below a poisha, anywhere in the batch.
 	fresh := journal("jnl_5", "org_1", 4*time.Second, engine.AccountExternal, "-1", engine.AccountAvailable, "1")

@@ -126,6 +126,13 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"SearchDeposits", testSearchDeposits},
 			{"SearchWithdrawals", testSearchWithdrawals},
 		}},
+		{"Lists", []test{
+			{"Deposits", testListDepositsPage},
+			{"Withdrawals", testListWithdrawalsPage},
+			{"Events", testListEventsPage},
+			{"BalanceTransactions", testBalanceTransactions},
+			{"ConcurrentBalanceAfter", testConcurrentBalanceAfter},
+		}},
 		{"Transactions", []test{
 			{"Commit", testCommit},
 			{"RollbackOnError", testRollbackOnError},

@@ -8,6 +8,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
 
+	"github.com/payd-engine/payd/storage/internal/pagequery"
 	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
@@ -22,6 +23,9 @@ const journalColumns = schema.JournalColumns
 // then until the transaction ends, by one journal at a time. An entry
 // amount with more than two decimal places is an error: the store does not
 // round money. A balance past BIGINT fails the statement, never wraps.
+// The same statement writes the journal's balance transactions with the
+// balances the upsert returns: the values right after this journal, since
+// the rows stay locked by it.
 func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	positions := make([]int64, len(j.Entries))
 	accounts := make([]string, len(j.Entries))
@@ -36,7 +40,9 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	totals := j.Totals()
 	totalAccounts := make([]string, len(totals))
 	totalMinor := make([]int64, len(totals))
+	movementIDs := make([]string, len(totals))
 	for i, e := range totals {
+		movementIDs[i] = engine.BalanceTransactionID(j.ID, e.Account)
 		m, err := schema.MinorUnits(e.Amount)
 		if err != nil {
 			return fmt.Errorf("postgres: journal %s total of %s: %w", j.ID, e.Account, err)
@@ -54,24 +60,33 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 			INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
 			SELECT $1, e.position, $2, e.account, e.amount_minor
 			FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS e (position, account, amount_minor)
+		), balances AS (
+			INSERT INTO account_balances (organization_id, account, balance_minor)
+			SELECT $2, b.account, b.amount_minor
+			FROM unnest($6::text[], $7::bigint[]) WITH ORDINALITY AS b (account, amount_minor, n)
+			ORDER BY b.n
+			ON CONFLICT (organization_id, account)
+				DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor
+			RETURNING account, balance_minor
 		)
-		INSERT INTO account_balances (organization_id, account, balance_minor)
-		SELECT $2, b.account, b.amount_minor
-		FROM unnest($6::text[], $7::bigint[]) WITH ORDINALITY AS b (account, amount_minor, n)
-		ORDER BY b.n
-		ON CONFLICT (organization_id, account)
-			DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor`,
-		j.ID, j.OrganizationID, positions, accounts, minor, totalAccounts, totalMinor)
+		INSERT INTO balance_transactions (`+pagequery.BalanceTransactionColumns+`)
+		SELECT t.id, $2, b.account, $1, $9, $10, t.amount_minor, b.balance_minor, $11
+		FROM balances b JOIN unnest($6::text[], $7::bigint[], $8::text[]) AS t (account, amount_minor, id)
+			ON t.account = b.account
+		WHERE b.account = ANY ($12::text[])`,
+		j.ID, j.OrganizationID, positions, accounts, minor, totalAccounts, totalMinor,
+		movementIDs, j.Kind, j.Reference, j.CreatedAt, engine.BalanceAccounts)
 	return interpretError(err)
 }
 
 var _ engine.JournalsCreator = (*tx)(nil)
 
-// CreateJournals writes the journals in two statements: their rows, then
-// in one statement (from arrays) all their entries and the balance rows,
-// each (organization, account) added its sum once, in that order, so
-// that a batch locks each balance row once, in the order every
-// transaction takes them.
+// CreateJournals writes the journals in three statements: their rows; in
+// one statement (from arrays) all their entries and the balance rows; and
+// their balance transactions, whose balances after follow from what the
+// balance rows' upsert returns. Each (organization, account) is added its
+// sum once, in that order, so that a batch locks each balance row once, in
+// the order every transaction takes them.
 func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
 	if len(js) == 0 {
 		return nil
@@ -116,7 +131,7 @@ func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
 	for i, b := range totals {
 		totalOrgs[i], totalAccounts[i], totalMinor[i] = b.OrganizationID, b.Account, b.Minor
 	}
-	_, err = t.tx.Exec(ctx, `WITH entries AS (
+	rs, err := t.tx.Query(ctx, `WITH entries AS (
 			INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
 			SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[])
 		)
@@ -125,8 +140,42 @@ func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
 		FROM unnest($6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY AS b (organization_id, account, amount_minor, n)
 		ORDER BY b.n
 		ON CONFLICT (organization_id, account)
-			DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor`,
+			DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor
+		RETURNING organization_id, account, balance_minor`,
 		entryJournals, entryPositions, entryOrgs, entryAccounts, entryMinor, totalOrgs, totalAccounts, totalMinor)
+	if err != nil {
+		return interpretError(err)
+	}
+	after := map[schema.AccountTotal]int64{}
+	for rs.Next() {
+		var k schema.AccountTotal
+		var balance int64
+		if err := rs.Scan(&k.OrganizationID, &k.Account, &balance); err != nil {
+			rs.Close()
+			return interpretError(err)
+		}
+		after[k] = balance
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return interpretError(err)
+	}
+	movements, err := schema.BalanceMovements(js, after)
+	if err != nil || len(movements) == 0 {
+		return err
+	}
+	var mIDs, mOrgs, mAccounts, mJournals, mKinds, mRefs []string
+	var mMinor, mAfter []int64
+	var mCreated []time.Time
+	for _, m := range movements {
+		mIDs, mOrgs, mAccounts = append(mIDs, m.ID), append(mOrgs, m.OrganizationID), append(mAccounts, m.Account)
+		mJournals, mKinds, mRefs = append(mJournals, m.JournalID), append(mKinds, m.Kind), append(mRefs, m.Reference)
+		mMinor, mAfter, mCreated = append(mMinor, m.Minor), append(mAfter, m.AfterMinor), append(mCreated, m.CreatedAt)
+	}
+	_, err = t.tx.Exec(ctx, `INSERT INTO balance_transactions (`+pagequery.BalanceTransactionColumns+`)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+			$7::bigint[], $8::bigint[], $9::timestamptz[])`,
+		mIDs, mOrgs, mAccounts, mJournals, mKinds, mRefs, mMinor, mAfter, mCreated)
 	return interpretError(err)
 }
 

@@ -67,7 +67,7 @@ func TestConsoleSearchesUseIndexes(t *testing.T) {
 		index string
 	}{
 		{"newest", engine.SearchWithdrawalsParams{OrganizationID: "org_1"}, "withdrawals_organization_created"},
-		{"status", engine.SearchWithdrawalsParams{OrganizationID: "org_1", Status: engine.WithdrawalProcessing}, "withdrawals_organization_created"},
+		{"status", engine.SearchWithdrawalsParams{OrganizationID: "org_1", Status: engine.WithdrawalProcessing}, "withdrawals_organization_status"},
 	} {
 		c.p.Limit = 50
 		if _, err := x.SearchWithdrawals(ctx, c.p); err != nil {

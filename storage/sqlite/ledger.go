@@ -9,6 +9,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
 
+	"github.com/payd-engine/payd/storage/internal/pagequery"
 	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
@@ -52,10 +53,51 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	if err != nil {
 		return interpretError(err)
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO account_balances (organization_id, account, balance_minor)
+	rs, err := t.tx.QueryContext(ctx, `INSERT INTO account_balances (organization_id, account, balance_minor)
 		VALUES `+rows(len(totals), 3)+`
-		ON CONFLICT (organization_id, account) DO UPDATE SET balance_minor = balance_minor + excluded.balance_minor`,
+		ON CONFLICT (organization_id, account) DO UPDATE SET balance_minor = balance_minor + excluded.balance_minor
+		RETURNING account, balance_minor`,
 		balanceArgs...)
+	if err != nil {
+		return interpretError(err)
+	}
+	after := map[string]int64{}
+	for rs.Next() {
+		var account string
+		var balance int64
+		if err := rs.Scan(&account, &balance); err != nil {
+			rs.Close()
+			return interpretError(err)
+		}
+		after[account] = balance
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return interpretError(err)
+	}
+	return t.insertBalanceTransactions(ctx, j, totals, after)
+}
+
+// insertBalanceTransactions writes the journal's movements on the balance
+// accounts, each with the balance the upsert returned: the balance right
+// after this journal, since the write transaction is exclusive.
+func (t *tx) insertBalanceTransactions(ctx context.Context, j *engine.Journal, totals []engine.Entry, after map[string]int64) error {
+	var args []any
+	n := 0
+	for _, e := range totals {
+		if !engine.IsBalanceAccount(e.Account) {
+			continue
+		}
+		m, _ := schema.MinorUnits(e.Amount) // checked above
+		args = append(args, engine.BalanceTransactionID(j.ID, e.Account), j.OrganizationID, e.Account, j.ID,
+			j.Kind, j.Reference, m, after[e.Account], micros(j.CreatedAt))
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO balance_transactions (`+pagequery.BalanceTransactionColumns+`)
+		VALUES `+rows(n, 9), args...)
 	return interpretError(err)
 }
 
@@ -65,9 +107,11 @@ var _ engine.JournalsCreator = (*tx)(nil)
 // below SQLite's limit of bound parameters (32,766).
 const journalsPerStatement = 256
 
-// CreateJournals writes the journals in three statements per
-// journalsPerStatement: their rows, their entries, and the balance rows,
-// each (organization, account) added its sum once, in that order.
+// CreateJournals writes the journals in four statements per
+// journalsPerStatement: their rows, their entries, the balance rows (each
+// (organization, account) added its sum once, in that order), and their
+// balance transactions, whose balances after follow from what the balance
+// rows' upsert returns.
 func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
 	for len(js) > journalsPerStatement {
 		if err := t.CreateJournals(ctx, js[:journalsPerStatement]); err != nil {
@@ -110,10 +154,38 @@ func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
 	for _, b := range totals {
 		balanceArgs = append(balanceArgs, b.OrganizationID, b.Account, b.Minor)
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO account_balances (organization_id, account, balance_minor)
+	rs, err := t.tx.QueryContext(ctx, `INSERT INTO account_balances (organization_id, account, balance_minor)
 		VALUES `+rows(len(totals), 3)+`
-		ON CONFLICT (organization_id, account) DO UPDATE SET balance_minor = balance_minor + excluded.balance_minor`,
+		ON CONFLICT (organization_id, account) DO UPDATE SET balance_minor = balance_minor + excluded.balance_minor
+		RETURNING organization_id, account, balance_minor`,
 		balanceArgs...)
+	if err != nil {
+		return interpretError(err)
+	}
+	after := map[schema.AccountTotal]int64{}
+	for rs.Next() {
+		var k schema.AccountTotal
+		var balance int64
+		if err := rs.Scan(&k.OrganizationID, &k.Account, &balance); err != nil {
+			rs.Close()
+			return interpretError(err)
+		}
+		after[k] = balance
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return interpretError(err)
+	}
+	movements, err := schema.BalanceMovements(js, after)
+	if err != nil || len(movements) == 0 {
+		return err
+	}
+	args := make([]any, 0, 9*len(movements))
+	for _, m := range movements {
+		args = append(args, m.ID, m.OrganizationID, m.Account, m.JournalID, m.Kind, m.Reference, m.Minor, m.AfterMinor, micros(m.CreatedAt))
+	}
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO balance_transactions (`+pagequery.BalanceTransactionColumns+`)
+		VALUES `+rows(len(movements), 9), args...)
 	return interpretError(err)
 }
 

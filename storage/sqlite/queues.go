@@ -11,9 +11,11 @@ import (
 // countQueuesQuery reads each queue through the partial index its claim
 // uses, spelling the index's own WHERE literal so the planner takes it:
 // attempts_due, withdrawals_due, deliveries_due hold only the work waiting.
+// withdrawals_due is pinned: the lists' withdrawals_organization_status
+// (0012) covers the query too, and unpinned the planner scanned it whole.
 const countQueuesQuery = `SELECT status, count(*), min(created_at) FROM attempts
 		WHERE status IN ('` + engine.AttemptProcessing + `', '` + engine.AttemptDelayed + `') GROUP BY status
-	UNION ALL SELECT 'payouts', count(*), min(created_at) FROM withdrawals
+	UNION ALL SELECT 'payouts', count(*), min(created_at) FROM withdrawals INDEXED BY withdrawals_due
 		WHERE status = '` + engine.WithdrawalProcessing + `'
 	UNION ALL SELECT 'deliveries', count(*), min(created_at) FROM deliveries
 		WHERE status = '` + engine.DeliveryPending + `'`

@@ -101,10 +101,9 @@ func (c *Client) SubmitTransactionID(ctx context.Context, depositID, txID string
 // Unlike deposits, a reused MerchantID is never a replay: it is *Error
 // merchant_id_exists, and no second payout is made. So when this call was
 // retried after a network failure and answers merchant_id_exists with
-// Error.Retried set, the lost attempt most likely created the withdrawal;
-// the API cannot look it up by MerchantID, so reconcile with the
-// withdraw.created event (its data carries the merchant_id and the ID).
-// Never retry such a payout under a new MerchantID.
+// Error.Retried set, the lost attempt most likely created the withdrawal:
+// find it with ListWithdrawals(ctx, ListParams{MerchantID: ...}). Never
+// retry such a payout under a new MerchantID.
 func (c *Client) CreateWithdrawal(ctx context.Context, r WithdrawalRequest) (*Withdrawal, error) {
 	body, err := marshal(r)
 	if err != nil {

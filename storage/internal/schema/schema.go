@@ -10,8 +10,10 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -137,5 +139,47 @@ func JournalTotals(js []*engine.Journal) ([]AccountTotal, error) {
 	slices.SortFunc(out, func(a, b AccountTotal) int {
 		return cmp.Or(strings.Compare(a.OrganizationID, b.OrganizationID), strings.Compare(a.Account, b.Account))
 	})
+	return out, nil
+}
+
+// BalanceMovement is a row of balance_transactions: what a journal moved on
+// one balance account of its organization, and that balance right after it.
+type BalanceMovement struct {
+	ID, OrganizationID, Account, JournalID, Kind, Reference string
+	Minor, AfterMinor                                       int64
+	CreatedAt                                               time.Time
+}
+
+// BalanceMovements returns the movements of js on the balance accounts, in
+// the journals' order, given after: each balance row's value once all of js
+// are added (keyed by AccountTotal with Minor 0). Walking back from it, a
+// journal's balance after is the row's final value less what the journals
+// after it in js add: the same values writing them one by one gives.
+func BalanceMovements(js []*engine.Journal, after map[AccountTotal]int64) ([]BalanceMovement, error) {
+	var out []BalanceMovement
+	running := maps.Clone(after)
+	for i := len(js) - 1; i >= 0; i-- {
+		j := js[i]
+		totals := j.Totals()
+		for k := len(totals) - 1; k >= 0; k-- {
+			e := totals[k]
+			if !engine.IsBalanceAccount(e.Account) {
+				continue
+			}
+			m, err := MinorUnits(e.Amount)
+			if err != nil {
+				return nil, fmt.Errorf("journal %s total of %s: %w", j.ID, e.Account, err)
+			}
+			key := AccountTotal{OrganizationID: j.OrganizationID, Account: e.Account}
+			bal, ok := running[key]
+			if !ok {
+				return nil, fmt.Errorf("journal %s: no balance row of %s after the batch", j.ID, e.Account)
+			}
+			out = append(out, BalanceMovement{ID: engine.BalanceTransactionID(j.ID, e.Account), OrganizationID: j.OrganizationID,
+				Account: e.Account, JournalID: j.ID, Kind: j.Kind, Reference: j.Reference, Minor: m, AfterMinor: bal, CreatedAt: j.CreatedAt})
+			running[key] = bal - m
+		}
+	}
+	slices.Reverse(out)
 	return out, nil
 }

@@ -55,14 +55,8 @@ CREATE TABLE payment_links (
 CREATE INDEX payment_links_organization ON payment_links (organization_id, created_at, id);
 
 -- The console's searches of an organization's deposits and withdrawals,
--- newest first, each deposit filter served by an index that also gives the
--- order: by creation (and date range), by payer phone, by status. A
+-- newest first: by creation (and date range), by status and withdrawals by
+-- creation through 0012's list indexes; by payer phone through this one. A
 -- transaction ID is found through attempts' unique (channel,
--- transaction_id); a merchant_id through the UNIQUE of 0001. Withdrawals
--- by status read the creation index newest first: an index on their
--- status would cover CountQueues's count of processing withdrawals, which
--- SQLite then scans instead of the partial withdrawals_due.
-CREATE INDEX deposits_organization_created ON deposits (organization_id, created_at, id);
+-- transaction_id); a merchant_id through the UNIQUE of 0001.
 CREATE INDEX deposits_organization_phone ON deposits (organization_id, payer_phone, created_at, id);
-CREATE INDEX deposits_organization_status ON deposits (organization_id, status, created_at, id);
-CREATE INDEX withdrawals_organization_created ON withdrawals (organization_id, created_at, id);
