@@ -35,12 +35,24 @@ const MinPasswordLength = 12
 
 const argonKeyLength = 32
 
+// argonSlots bounds the argon2id computations running at once: each holds
+// its memory cost (19 MiB) until it ends, so that logins from many
+// addresses at once queue here instead of growing the process without bound.
+var argonSlots = make(chan struct{}, 2)
+
+// argonKey is argon2.IDKey within argonSlots.
+func argonKey(password, salt []byte, passes, memoryKiB uint32, lanes uint8, keyLen uint32) []byte {
+	argonSlots <- struct{}{}
+	defer func() { <-argonSlots }()
+	return argon2.IDKey(password, salt, passes, memoryKiB, lanes, keyLen)
+}
+
 // hashPassword returns the PHC encoding of password's argon2id hash under
 // a fresh salt.
 func hashPassword(password string, p argonParams) string {
 	salt := make([]byte, 16)
 	_, _ = rand.Read(salt)
-	key := argon2.IDKey([]byte(password), salt, p.passes, p.memoryKiB, p.lanes, argonKeyLength)
+	key := argonKey([]byte(password), salt, p.passes, p.memoryKiB, p.lanes, argonKeyLength)
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.memoryKiB, p.passes, p.lanes,
 		b64.EncodeToString(salt), b64.EncodeToString(key))
@@ -64,7 +76,7 @@ func checkPassword(encoded, password string) bool {
 	if err1 != nil || err2 != nil || len(want) == 0 {
 		return false
 	}
-	got := argon2.IDKey([]byte(password), salt, p.passes, p.memoryKiB, p.lanes, uint32(len(want)))
+	got := argonKey([]byte(password), salt, p.passes, p.memoryKiB, p.lanes, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
 

@@ -85,8 +85,10 @@ type server struct {
 	css       template.CSS
 	throttle  *throttle
 	// dummyHash is checked against when the email is unknown, so a login
-	// takes as long whether or not the account exists.
-	dummyHash string
+	// takes as long whether or not the account exists. Made at the first
+	// such login: a server whose console nobody uses never pays argon2id's
+	// memory.
+	dummyHash func() string
 }
 
 // Handlers are the console's two handlers: Console under Path, and Pay,
@@ -116,7 +118,7 @@ func New(cfg Config) *Handlers {
 		panic(err)
 	}
 	s.css = template.CSS(css)
-	s.dummyHash = hashPassword(engine.RandomToken(16), defaultArgon)
+	s.dummyHash = sync.OnceValue(func() string { return hashPassword(engine.RandomToken(16), defaultArgon) })
 
 	mux := http.NewServeMux()
 	open := func(pattern string, h pageFunc) { mux.Handle(pattern, s.page(h, false)) }
