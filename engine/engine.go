@@ -137,9 +137,10 @@ type Engine struct {
 	deliveriesQueued atomic.Bool
 	// creates batches the transactions of deposit creates; submits those
 	// of transaction-ID submissions, finishes those that record the
-	// verdicts of verification attempts, and withdraws those of withdrawal
-	// creates (group commit, see txBatcher).
-	creates, submits, finishes, withdraws *txBatcher
+	// verdicts of verification attempts, withdraws those of withdrawal
+	// creates, and payouts those that record what a provider said of a
+	// payout (group commit, see txBatcher).
+	creates, submits, finishes, withdraws, payouts *txBatcher
 	// keys caches authenticated API keys.
 	keys keyCache
 	// deliveries tracks webhook posts in flight.
@@ -188,7 +189,7 @@ func New(cfg Config) (*Engine, error) {
 	return &Engine{
 		cfg: cfg, store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring,
 		keys:    keyCache{ttl: cfg.APIKeyCacheTTL},
-		creates: batcher(), submits: batcher(), finishes: batcher(), withdraws: batcher(),
+		creates: batcher(), submits: batcher(), finishes: batcher(), withdraws: batcher(), payouts: batcher(),
 		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1), attemptsWake: make(chan struct{}, 1),
 		deliveries: dispatcher{inFlight: map[string]int{}},
 	}, nil

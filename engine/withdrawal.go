@@ -219,7 +219,9 @@ func (e *Engine) GetWithdrawalByMerchantID(ctx context.Context, orgID, merchantI
 func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
 	now := e.now()
 	var claimed []*Withdrawal
-	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+	// A claim shares the transaction of the payout steps being recorded
+	// meanwhile (group commit), ahead of them, as claimAttempts does.
+	err := e.payouts.inTx(ctx, "", func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		var err error
 		claimed, err = tx.ClaimDuePayouts(ctx, ClaimParams{
 			Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.ClaimBatch,
@@ -256,7 +258,10 @@ func (e *Engine) advancePayout(ctx context.Context, w *Withdrawal) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+	// Payout steps share transactions (group commit, see txBatcher),
+	// ordered by the withdrawal they lock; a settlement's journal is
+	// written last, with the others'.
+	return e.payouts.inTx(ctx, w.OrganizationID+" "+w.ID, func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		cur, err := tx.LockWithdrawal(ctx, w.OrganizationID, w.ID)
 		if err != nil {
 			return err
@@ -320,7 +325,7 @@ func (e *Engine) finishWithdrawal(ctx context.Context, tx Tx, w *Withdrawal, sta
 		j.Kind, event = JournalWithdrawalRelease, EventWithdrawFailed
 		j.Entries = []Entry{{AccountHeld, w.Total().Neg()}, {AccountAvailable, w.Total()}}
 	}
-	if err := e.writeJournal(ctx, tx, j, now); err != nil {
+	if err := sharedFrom(ctx).journal(ctx, tx, j, now); err != nil {
 		return err
 	}
 	return e.writeEvent(ctx, tx, w.OrganizationID, event, w.ID, NewWithdrawalView(w), now)

@@ -135,8 +135,15 @@ func New(cfg Config) (*App, error) {
 	var provider engine.Provider
 	switch cfg.Provider {
 	case "", ProviderSandbox:
+		// The sandbox's payments and payouts share commits, as the
+		// engine's own writes do, instead of each taking the writer alone.
+		batch := cfg.CreateBatch
+		if batch <= 0 {
+			batch = engine.DefaultCreateBatch
+		}
+		sbStore := sandbox.NewSQLStore(engine.GroupCommitted(cfg.Store, batch))
 		sb, err := sandbox.New(sandbox.Config{
-			PublicURL: cfg.PublicURL, Payments: sandbox.NewSQLStore(cfg.Store), Payouts: sandbox.NewSQLStore(cfg.Store), Clock: cfg.Clock,
+			PublicURL: cfg.PublicURL, Payments: sbStore, Payouts: sbStore, Clock: cfg.Clock,
 			PayoutMode: cfg.Sandbox.PayoutMode, PayoutDelay: cfg.Sandbox.PayoutDelay,
 			UnavailablePayoutMethods: cfg.Sandbox.UnavailableMethods,
 		})
