@@ -18,6 +18,7 @@
 //	checkout.go      the hosted checkout page's operations, by its token
 //	wallet.go        receiving wallets and the pick of a deposit's recipient
 //	batch.go         group commit (txBatcher) and what a shared transaction shares (sharedTx)
+//	groupcommit.go   GroupCommitted: group commit for a plug-in's writes on the engine's store
 //	verify.go        verification attempts: submission, the provider check, its verdict
 //	latecredit.go    an operator's credit of a payment proven too late
 //	withdrawal.go    withdrawals and their payouts
