@@ -186,7 +186,26 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.APIKeyCacheTTL == 0 {
 		cfg.APIKeyCacheTTL = DefaultAPIKeyCacheTTL
 	}
-	batcher := func() *txBatcher { return &txBatcher{store: cfg.Store, max: cfg.CreateBatch, observer: cfg.Observer} }
+	// A store that writes one transaction at a time (SQLite) gets one
+	// writer queue for every kind, so that each commit carries whatever is
+	// waiting, and a plug-in given the same GroupCommitted store joins it.
+	// A store that writes in parallel gets a queue per kind (see txBatcher).
+	var oneQueue *txBatcher
+	if g, ok := cfg.Store.(*groupCommitted); ok {
+		cfg.Store = g.Store // the engine's own transactions are the store's
+		if !writesInParallel(g.Store) {
+			oneQueue = g.batch
+			oneQueue.observer, oneQueue.max = cfg.Observer, cfg.CreateBatch
+		}
+	} else if !writesInParallel(cfg.Store) {
+		oneQueue = &txBatcher{store: cfg.Store, max: cfg.CreateBatch, observer: cfg.Observer}
+	}
+	batcher := func() *txBatcher {
+		if oneQueue != nil {
+			return oneQueue
+		}
+		return &txBatcher{store: cfg.Store, max: cfg.CreateBatch, observer: cfg.Observer}
+	}
 	return &Engine{
 		cfg: cfg, store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring,
 		keys:    keyCache{ttl: cfg.APIKeyCacheTTL},

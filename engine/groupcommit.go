@@ -8,7 +8,11 @@ import "context"
 // writes on the engine's store, the sandbox's payments and payouts, which
 // otherwise commit one by one beside the engine's shared transactions:
 // on SQLite each is a disk flush on the one writer connection, which the
-// engine's batches then queue behind.
+// engine's batches then queue behind. Give the same GroupCommitted store
+// to the engine (Config.Store): on a store that writes one transaction at
+// a time, the engine's writes and the plug-in's then share one queue and
+// each commit carries both (the engine's own unbatched transactions stay
+// s's). One engine per GroupCommitted store.
 //
 // A function that fails makes its batch run again, each function in a
 // transaction of its own, so a caller sees the error its own transaction
@@ -38,4 +42,11 @@ func (g *groupCommitted) ReadOne(ctx context.Context, fn func(ctx context.Contex
 		return r.ReadOne(ctx, fn)
 	}
 	return g.Store.ReadTx(ctx, fn)
+}
+
+// writesInParallel says whether s runs write transactions in parallel
+// (ConcurrentWriter with more than one) rather than one at a time.
+func writesInParallel(s Store) bool {
+	w, ok := s.(interface{ ConcurrentWrites() int })
+	return ok && w.ConcurrentWrites() > 1
 }

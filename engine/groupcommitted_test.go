@@ -73,3 +73,48 @@ func storeWrite(name string, err error) func(ctx context.Context, tx Tx) error {
 	f := write(name, err)
 	return func(ctx context.Context, tx Tx) error { return f(ctx, tx, nil) }
 }
+
+// parallelStore is a store that writes transactions in parallel.
+type parallelStore struct{ Store }
+
+func (parallelStore) ConcurrentWrites() int { return 4 }
+
+// TestOneWriterQueue: on a store that writes one transaction at a time,
+// every kind of the engine's writes, and a plug-in's through the same
+// GroupCommitted store, share one queue, so that a commit carries whatever
+// waits; a store that writes in parallel keeps a queue per kind.
+func TestOneWriterQueue(t *testing.T) {
+	keyring, err := NewKeyring(make([]byte, MasterKeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newEngine := func(s Store) *Engine {
+		e, err := New(Config{Store: s, Provider: nopProvider{}, Keyring: keyring})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	single := &batchStore{committed: map[string]bool{}}
+	g := GroupCommitted(single, 8)
+	e := newEngine(g)
+	queues := []*txBatcher{e.creates, e.submits, e.finishes, e.withdraws, e.payouts}
+	for _, q := range queues {
+		if q != g.(*groupCommitted).batch {
+			t.Fatal("a kind of write has a queue of its own on a one-writer store")
+		}
+	}
+	if e.store != Store(single) {
+		t.Fatal("the engine's own transactions should be the store's")
+	}
+	if e := newEngine(single); e.creates != e.payouts || e.creates == nil {
+		t.Fatal("kinds do not share a queue on a bare one-writer store")
+	}
+	p := newEngine(parallelStore{single})
+	if p.creates == p.withdraws || p.finishes == p.payouts {
+		t.Fatal("kinds share a queue on a store that writes in parallel")
+	}
+}
+
+// nopProvider is a Provider that New accepts; nothing here calls it.
+type nopProvider struct{ Provider }

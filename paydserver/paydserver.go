@@ -132,16 +132,17 @@ func New(cfg Config) (*App, error) {
 		a.ledgerEvery = DefaultLedgerCheckInterval
 	}
 	a.ledgerChecks = a.Metrics.WatchLedgerChecks()
+	// The engine and the sandbox write through one group commit: their
+	// writes share commits instead of each taking SQLite's writer alone.
+	batch := cfg.CreateBatch
+	if batch <= 0 {
+		batch = engine.DefaultCreateBatch
+	}
+	writes := engine.GroupCommitted(cfg.Store, batch)
 	var provider engine.Provider
 	switch cfg.Provider {
 	case "", ProviderSandbox:
-		// The sandbox's payments and payouts share commits, as the
-		// engine's own writes do, instead of each taking the writer alone.
-		batch := cfg.CreateBatch
-		if batch <= 0 {
-			batch = engine.DefaultCreateBatch
-		}
-		sbStore := sandbox.NewSQLStore(engine.GroupCommitted(cfg.Store, batch))
+		sbStore := sandbox.NewSQLStore(writes)
 		sb, err := sandbox.New(sandbox.Config{
 			PublicURL: cfg.PublicURL, Payments: sbStore, Payouts: sbStore, Clock: cfg.Clock,
 			PayoutMode: cfg.Sandbox.PayoutMode, PayoutDelay: cfg.Sandbox.PayoutDelay,
@@ -164,7 +165,7 @@ func New(cfg Config) (*App, error) {
 		cfg.Webhooks = transport.NewWebhookClient(false)
 	}
 	eng, err := engine.New(engine.Config{
-		Store: cfg.Store, Provider: provider, Clock: cfg.Clock, Keyring: cfg.Keyring,
+		Store: writes, Provider: provider, Clock: cfg.Clock, Keyring: cfg.Keyring,
 		APIPrefix: cfg.APIPrefix, Logger: cfg.Logger, Webhooks: cfg.Webhooks, LeaseDuration: cfg.LeaseDuration,
 		WorkerConcurrency: cfg.WorkerConcurrency, APIKeyCacheTTL: cfg.APIKeyCacheTTL, CreateBatch: cfg.CreateBatch,
 		PollInterval: cfg.PollInterval, PayoutPollInterval: cfg.PayoutPollInterval,
