@@ -25,6 +25,12 @@ import (
 // request never fails the others, and every error a caller sees is the one
 // its own transaction gave.
 //
+// A function that refuses its request before writing anything (refuse: a
+// deposit of another organization, an insufficient balance) does not fail
+// the batch: its caller gets the refusal, and the others go on and share
+// the commit. Otherwise any caller able to send a refused request could
+// make every batch run again one transaction per function.
+//
 // The functions of a batch share a sharedTx, which they are passed: the
 // wallet pools they pick from (each listed and locked once per batch, and
 // each wallet's last assignment written once; see pickWallet), rows they
@@ -87,7 +93,7 @@ func (b *txBatcher) inOwnTx(ctx context.Context, fn batchFunc) error {
 	if err == nil {
 		b.report(notes)
 	}
-	return err
+	return refusedError(err)
 }
 
 // report tells the observer the outcomes of a committed function.
@@ -98,6 +104,28 @@ func (b *txBatcher) report(notes []outcome) {
 	for _, o := range notes {
 		o(b.observer)
 	}
+}
+
+// refusal is a batched function's answer that it refuses its request and
+// has written nothing, in the transaction or in what the transaction's
+// functions share (see refuse).
+type refusal struct{ err error }
+
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }
+
+// refuse is what a batched function returns to refuse its request with err
+// when it has written nothing: no statement that changes a row, no
+// journal queued, no wallet assigned (reads and row locks are fine). The
+// batch then goes on without it, and its caller gets err.
+func refuse(err error) error { return refusal{err} }
+
+// refusedError unwraps a refusal.
+func refusedError(err error) error {
+	if r := (refusal{}); errors.As(err, &r) {
+		return r.err
+	}
+	return err
 }
 
 // errBatchPanicked stops a batch whose function panicked: run alone, in its
@@ -192,8 +220,13 @@ func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 	err := b.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		shared := newSharedTx(newLockedPools()) // afresh each time InTx runs this
 		for _, it := range live {
-			it.notes = it.notes[:0]
-			if err := runGuarded(shared.with(context.WithValue(ctx, outcomesKey{}, &it.notes)), tx, shared, it.fn); err != nil {
+			it.notes, it.err = it.notes[:0], nil
+			err := runGuarded(shared.with(context.WithValue(ctx, outcomesKey{}, &it.notes)), tx, shared, it.fn)
+			if r := (refusal{}); errors.As(err, &r) {
+				it.err, it.notes = r.err, nil
+				continue
+			}
+			if err != nil {
 				return err
 			}
 		}

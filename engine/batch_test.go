@@ -268,3 +268,45 @@ func TestSharedBalancesFollowQueuedJournals(t *testing.T) {
 		t.Fatalf("rows after the flush %v", got)
 	}
 }
+
+// TestGroupCommitRefusal: a function that refuses its request (having
+// written nothing) does not make its batch run again one transaction per
+// function: the others share the commit, and the refused caller alone gets
+// its error. Without this, anyone able to send a refused request (another
+// organization's deposit ID, a withdrawal above the balance) would undo
+// group commit for everyone.
+func TestGroupCommitRefusal(t *testing.T) {
+	s := &batchStore{committed: map[string]bool{}}
+	b := &txBatcher{store: s, max: 8}
+	release := startBatch(t, s, b)
+	errNotFound := Errorf(CodeNotFound, "deposit not found")
+	errs := make([]error, 6)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() {
+			fn := write(fmt.Sprint("c", i), nil)
+			if i%2 == 1 {
+				fn = func(context.Context, Tx, *sharedTx) error { return refuse(errNotFound) }
+			}
+			errs[i] = b.inTx(context.Background(), fmt.Sprint("k", i), fn)
+		})
+	}
+	waitFor(t, func() bool { return queued(b) == len(errs) })
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if i%2 == 1 && err != errNotFound || i%2 == 0 && err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	// first alone, then the three writes together in one transaction.
+	if len(s.txs) != 2 || len(s.txs[1]) != 3 {
+		t.Fatalf("transactions %v: the refusals broke the batch up", s.txs)
+	}
+	// Alone, a refusal rolls back and its caller gets the error itself.
+	if err := b.inTx(context.Background(), "k", func(context.Context, Tx, *sharedTx) error { return refuse(errNotFound) }); err != errNotFound {
+		t.Fatalf("alone: %v", err)
+	}
+}

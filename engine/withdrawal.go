@@ -145,12 +145,15 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 		w.Commission = org.WithdrawCommission(w.PaymentMethod).Of(w.Amount)
 		w.Status, w.PayoutStep = WithdrawalProcessing, PayoutToSend
 		w.NextRunAt, w.CreatedAt, w.UpdatedAt = now, now, now
-		// The insert comes first so that a reused merchant_id is always
-		// merchant_id_exists, whatever the balance; an insufficient balance
-		// then rolls the insert back.
-		if err := tx.CreateWithdrawal(ctx, w); errors.Is(err, ErrDuplicate) {
-			return errMerchantIDExists(w.MerchantID)
-		} else if err != nil {
+		// Both refusals come before any write, so that a refused create
+		// leaves a shared transaction to the others (refuse); a reused
+		// merchant_id is merchant_id_exists whatever the balance. The
+		// read sees this transaction's own inserts; a create of another
+		// process that commits the merchant_id meanwhile is caught by the
+		// insert's unique constraint.
+		if _, err := tx.GetWithdrawalByMerchantID(ctx, org.ID, w.MerchantID); err == nil {
+			return refuse(errMerchantIDExists(w.MerchantID))
+		} else if !errors.Is(err, ErrNotFound) {
 			return err
 		}
 		balances, err := shared.accountBalances(ctx, tx, org.ID)
@@ -158,8 +161,13 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 			return err
 		}
 		if available := balances[AccountAvailable]; available.LessThan(w.Total()) {
-			return Errorf(CodeInsufficientBalance, "amount: the available balance %s does not cover %s plus %s commission",
-				FormatAmount(available), FormatAmount(w.Amount), FormatAmount(w.Commission))
+			return refuse(Errorf(CodeInsufficientBalance, "amount: the available balance %s does not cover %s plus %s commission",
+				FormatAmount(available), FormatAmount(w.Amount), FormatAmount(w.Commission)))
+		}
+		if err := tx.CreateWithdrawal(ctx, w); errors.Is(err, ErrDuplicate) {
+			return errMerchantIDExists(w.MerchantID)
+		} else if err != nil {
+			return err
 		}
 		if err := e.writeEvent(ctx, tx, org.ID, EventWithdrawCreated, w.ID, NewWithdrawalView(w), now); err != nil {
 			return err

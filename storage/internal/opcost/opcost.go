@@ -185,6 +185,40 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 		return create, payout
 	}
 
+	// refusedRun submits 32 transaction IDs at once, every other one for a
+	// deposit that does not exist (an attacker's, or another
+	// organization's): the refusals must not break the others' shared
+	// commits up (issue 18). It returns the cost of one submission.
+	refusedRun := func() counts {
+		deposits := make([]*engine.Deposit, 16)
+		for i := range deposits {
+			mu.Lock()
+			seq++
+			merchantID := fmt.Sprintf("r-%d", seq)
+			mu.Unlock()
+			d, _, err := eng.CreateDeposit(ctx, engine.CreateDepositParams{
+				OrganizationID: org, CheckoutMode: "h2h", Amount: "500", PaymentMethod: "bkash_agent",
+				RedirectURL: "https://shop.example/r", MerchantID: merchantID, PayerPhone: "01712345678",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			deposits[i] = d
+		}
+		return measure(32, true, func(i int) error {
+			if i%2 == 1 {
+				_, err := eng.SubmitTransactionID(ctx, engine.VerifyParams{OrganizationID: org, DepositID: fmt.Sprintf("dep_nosuch%d", i), TransactionID: "TXNOSUCH"})
+				if engine.ErrorCode(err) != engine.CodeNotFound {
+					return fmt.Errorf("a submission for no deposit: %v", err)
+				}
+				return nil
+			}
+			d := deposits[i/2]
+			_, err := eng.SubmitTransactionID(ctx, engine.VerifyParams{OrganizationID: org, DepositID: d.ID, TransactionID: txIDOf(d)})
+			return err
+		})
+	}
+
 	c1, s1, f1 := verifyRun(8, false)
 	w1, p1 := withdrawRun(8, false)
 	c32, s32, f32 := verifyRun(32, true)
@@ -198,6 +232,11 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 		if c.many.transactions >= c.alone.transactions {
 			t.Errorf("%s: %.2f write transactions each when 32 run at once, %.2f one at a time: no group commit", c.what, c.many.transactions, c.alone.transactions)
 		}
+	}
+	if r := refusedRun(); r.transactions >= 0.5 {
+		t.Errorf("submissions with refusals among them: %.2f write transactions each: the refusals break shared commits up", r.transactions)
+	} else {
+		t.Logf("32 submissions at once, half refused: %s", r)
 	}
 	// A payout's step and its claim share commits: not one transaction a
 	// payout besides the claims (as before issue 18's payouts batcher).
