@@ -12,7 +12,7 @@ import (
 )
 
 // txBatcher is group commit: transaction functions of concurrent callers
-// that arrive while a batch is being written run together, one after
+// that arrive while batches are being written run together, one after
 // another, in the next database transaction, so that they share its
 // commit (a disk flush) and, on Postgres, the row locks they take are
 // taken once per batch instead of once per caller. Each caller gets its
@@ -39,9 +39,17 @@ import (
 // function that runs alone is passed a sharedTx of its own, whose pools
 // are nil.
 //
-// There is no goroutine of its own: the first caller to find no batch
-// being written writes one, then hands that role to the first caller still
-// waiting (LevelDB's writer queue).
+// There is no goroutine of its own: a caller that finds a writer slot free
+// writes a batch, then hands its slot to the first caller still waiting
+// (LevelDB's writer queue). A store that runs write transactions in
+// parallel (ConcurrentWriter: Postgres) has several slots, so that batches
+// of a kind are written at once, each on its connection, and a caller
+// under light load starts at once; SQLite has one. Two batches being
+// written never hold one key: a caller whose key is in a batch being
+// written waits for it and joins a later one, so that functions that
+// would lock the same rows share a batch instead of two connections, one
+// waiting for the other's commit. (Another process's batches may still
+// hold the key: the keys' order and the row locks keep that safe.)
 type txBatcher struct {
 	store Store
 	max   int // functions per batch; 1 or less: every call runs alone
@@ -49,9 +57,19 @@ type txBatcher struct {
 	// its transaction committed (see note).
 	observer Observer
 
-	mu      sync.Mutex
-	queue   []*batchItem
-	writing bool // a batch is being written; the queue waits for it
+	mu     sync.Mutex
+	queue  []*batchItem // callers waiting for a slot, or for their key
+	active int          // batches being written, at most slots()
+	// busy is the leader of the batch being written that holds a key.
+	busy map[string]*batchItem
+}
+
+// slots is how many batches may be written at once.
+func (b *txBatcher) slots() int {
+	if w, ok := b.store.(ConcurrentWriter); ok {
+		return max(w.ConcurrentWrites(), 1)
+	}
+	return 1
 }
 
 // batchItem is one caller's transaction function in the queue.
@@ -61,7 +79,8 @@ type batchItem struct {
 	// decides the locks their function takes (for a deposit, its
 	// organization, channel and operation), so that any two batches lock
 	// in the same order and batches of several processes on one Postgres
-	// database do not deadlock.
+	// database do not deadlock. Batches being written at once never share
+	// a key (see txBatcher).
 	key string
 	fn  batchFunc
 
@@ -142,16 +161,12 @@ func (b *txBatcher) inTx(ctx context.Context, key string, fn batchFunc) error {
 	it := &batchItem{ctx: ctx, key: key, fn: fn, ready: make(chan struct{}, 1)}
 	b.mu.Lock()
 	b.queue = append(b.queue, it)
-	lead := !b.writing
-	b.writing = true
+	b.dispatch()
 	b.mu.Unlock()
-	if !lead {
-		// Like a commit already under way, the batch holding fn is waited
-		// for even when ctx ends: it is short, and others depend on it.
-		<-it.ready
-		lead = it.lead
-	}
-	if lead {
+	// Like a commit already under way, the batch holding fn is waited for
+	// even when ctx ends: it is short, and others depend on it.
+	<-it.ready
+	if it.lead {
 		b.lead(it)
 	}
 	if it.alone {
@@ -163,24 +178,52 @@ func (b *txBatcher) inTx(ctx context.Context, key string, fn batchFunc) error {
 	return it.err
 }
 
-// lead writes the batch at the head of the queue, whose first item is
-// self, then passes the lead to the next caller waiting, if any: also when
-// self's own function panicked.
+// dispatch gives each free slot to the first caller in the queue whose key
+// no batch being written holds, which then leads a batch. b.mu is held.
+func (b *txBatcher) dispatch() {
+	for i, slots := 0, b.slots(); i < len(b.queue) && b.active < slots; {
+		it := b.queue[i]
+		if b.busy[it.key] != nil {
+			i++
+			continue
+		}
+		b.queue = slices.Delete(b.queue, i, i+1)
+		if b.busy == nil {
+			b.busy = map[string]*batchItem{}
+		}
+		b.busy[it.key] = it
+		b.active++
+		it.lead = true
+		it.ready <- struct{}{}
+	}
+}
+
+// lead writes a batch led by self: self, then the callers queued since
+// whose keys no other batch being written holds, in their order. Then it
+// gives the slot to the next caller waiting, if any: also when self's own
+// function panicked.
 func (b *txBatcher) lead(self *batchItem) {
+	batch := []*batchItem{self}
 	b.mu.Lock()
-	n := min(len(b.queue), b.max)
-	batch := slices.Clone(b.queue[:n])
-	b.queue = slices.Delete(b.queue, 0, n)
+	b.queue = slices.DeleteFunc(b.queue, func(it *batchItem) bool {
+		if len(batch) == b.max {
+			return false
+		}
+		if owner := b.busy[it.key]; owner != nil && owner != self {
+			return false
+		}
+		b.busy[it.key] = self
+		batch = append(batch, it)
+		return true
+	})
 	b.mu.Unlock()
 	defer func() {
 		b.mu.Lock()
-		if len(b.queue) > 0 {
-			next := b.queue[0]
-			next.lead = true
-			next.ready <- struct{}{}
-		} else {
-			b.writing = false
+		for _, it := range batch {
+			delete(b.busy, it.key) // only self's: no other batch holds them
 		}
+		b.active--
+		b.dispatch()
 		b.mu.Unlock()
 		for _, it := range batch[1:] {
 			it.ready <- struct{}{}
@@ -192,8 +235,8 @@ func (b *txBatcher) lead(self *batchItem) {
 // write runs the functions of batch in one transaction and sets each
 // outcome. A function alone in its batch runs in a transaction of its own,
 // with its caller's context, as without batching: in the leader's
-// goroutine if it is the leader's (the lead stays taken meanwhile, so that
-// others queue), else in its caller's.
+// goroutine if it is the leader's (its slot and key stay taken meanwhile,
+// so that others queue), else in its caller's.
 func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 	var live []*batchItem
 	for _, it := range batch {
