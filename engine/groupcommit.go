@@ -47,6 +47,6 @@ func (g *groupCommitted) ReadOne(ctx context.Context, fn func(ctx context.Contex
 // writesInParallel says whether s runs write transactions in parallel
 // (ConcurrentWriter with more than one) rather than one at a time.
 func writesInParallel(s Store) bool {
-	w, ok := s.(interface{ ConcurrentWrites() int })
+	w, ok := s.(ConcurrentWriter)
 	return ok && w.ConcurrentWrites() > 1
 }
