@@ -146,26 +146,26 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 		w.Status, w.PayoutStep = WithdrawalProcessing, PayoutToSend
 		w.NextRunAt, w.CreatedAt, w.UpdatedAt = now, now, now
 		// Both refusals come before any write, so that a refused create
-		// leaves a shared transaction to the others (refuse); a reused
-		// merchant_id is merchant_id_exists whatever the balance. The
-		// read sees this transaction's own inserts; a create of another
-		// process that commits the merchant_id meanwhile is caught by the
-		// insert's unique constraint.
-		if _, err := tx.GetWithdrawalByMerchantID(ctx, org.ID, w.MerchantID); err == nil {
-			return refuse(errMerchantIDExists(w.MerchantID))
-		} else if !errors.Is(err, ErrNotFound) {
-			return err
-		}
+		// leaves a shared transaction to the others (refuse), and a reused
+		// merchant_id is merchant_id_exists whatever the balance: an
+		// insufficient balance looks the merchant_id up first (this
+		// transaction's own inserts included), and an insert that finds it
+		// taken writes nothing (both stores: the statement alone fails).
 		balances, err := shared.accountBalances(ctx, tx, org.ID)
 		if err != nil {
 			return err
 		}
 		if available := balances[AccountAvailable]; available.LessThan(w.Total()) {
+			if _, err := tx.GetWithdrawalByMerchantID(ctx, org.ID, w.MerchantID); err == nil {
+				return refuse(errMerchantIDExists(w.MerchantID))
+			} else if !errors.Is(err, ErrNotFound) {
+				return err
+			}
 			return refuse(Errorf(CodeInsufficientBalance, "amount: the available balance %s does not cover %s plus %s commission",
 				FormatAmount(available), FormatAmount(w.Amount), FormatAmount(w.Commission)))
 		}
 		if err := tx.CreateWithdrawal(ctx, w); errors.Is(err, ErrDuplicate) {
-			return errMerchantIDExists(w.MerchantID)
+			return refuse(errMerchantIDExists(w.MerchantID))
 		} else if err != nil {
 			return err
 		}

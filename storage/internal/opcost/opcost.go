@@ -233,6 +233,36 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 			t.Errorf("%s: %.2f write transactions each when 32 run at once, %.2f one at a time: no group commit", c.what, c.many.transactions, c.alone.transactions)
 		}
 	}
+	// Withdrawals at once, every other one of an organization with nothing
+	// to pay out.
+	emptyName := "Empty"
+	empty, err := eng.CreateOrganization(ctx, engine.OrganizationSettings{Name: &emptyName, WithdrawalsEnabled: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	overdrawn := measure(32, true, func(i int) error {
+		mu.Lock()
+		seq++
+		merchantID := fmt.Sprintf("o-%d", seq)
+		mu.Unlock()
+		from := org
+		if i%2 == 1 {
+			from = empty.Organization.ID
+		}
+		_, err := eng.CreateWithdrawal(ctx, engine.CreateWithdrawalParams{
+			OrganizationID: from, Amount: "100", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: merchantID,
+		})
+		if i%2 == 1 {
+			if engine.ErrorCode(err) != engine.CodeInsufficientBalance {
+				return fmt.Errorf("a withdrawal above the balance: %v", err)
+			}
+			return nil
+		}
+		return err
+	})
+	if overdrawn.transactions >= 0.5 {
+		t.Errorf("withdrawals with refusals among them: %.2f write transactions each: the refusals break shared commits up", overdrawn.transactions)
+	}
 	if r := refusedRun(); r.transactions >= 0.5 {
 		t.Errorf("submissions with refusals among them: %.2f write transactions each: the refusals break shared commits up", r.transactions)
 	} else {
@@ -251,8 +281,8 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(journals) != 1+40+40+40 {
-		t.Fatalf("%d journals, want the float, 40 credits, 40 holds and 40 settlements", len(journals))
+	if len(journals) != 1+40+40+40+16 {
+		t.Fatalf("%d journals, want the float, 40 credits, 40 holds, 40 settlements and 16 more holds", len(journals))
 	}
 }
 
