@@ -12,7 +12,7 @@ import (
 )
 
 // txBatcher is group commit: transaction functions of concurrent callers
-// that arrive while a batch is being written run together, one after
+// that arrive while batches are being written run together, one after
 // another, in the next database transaction, so that they share its
 // commit (a disk flush) and, on Postgres, the row locks they take are
 // taken once per batch instead of once per caller. Each caller gets its
@@ -25,6 +25,12 @@ import (
 // request never fails the others, and every error a caller sees is the one
 // its own transaction gave.
 //
+// A function that refuses its request before writing anything (refuse: a
+// deposit of another organization, an insufficient balance) does not fail
+// the batch: its caller gets the refusal, and the others go on and share
+// the commit. Otherwise any caller able to send a refused request could
+// make every batch run again one transaction per function.
+//
 // The functions of a batch share a sharedTx, which they are passed: the
 // wallet pools they pick from (each listed and locked once per batch, and
 // each wallet's last assignment written once; see pickWallet), rows they
@@ -33,9 +39,17 @@ import (
 // function that runs alone is passed a sharedTx of its own, whose pools
 // are nil.
 //
-// There is no goroutine of its own: the first caller to find no batch
-// being written writes one, then hands that role to the first caller still
-// waiting (LevelDB's writer queue).
+// There is no goroutine of its own: a caller that finds a writer slot free
+// writes a batch, then hands its slot to the first caller still waiting
+// (LevelDB's writer queue). A store that runs write transactions in
+// parallel (ConcurrentWriter: Postgres) has several slots, so that batches
+// of a kind are written at once, each on its connection, and a caller
+// under light load starts at once; SQLite has one. Two batches being
+// written never hold one key: a caller whose key is in a batch being
+// written waits for it and joins a later one, so that functions that
+// would lock the same rows share a batch instead of two connections, one
+// waiting for the other's commit. (Another process's batches may still
+// hold the key: the keys' order and the row locks keep that safe.)
 type txBatcher struct {
 	store Store
 	max   int // functions per batch; 1 or less: every call runs alone
@@ -43,9 +57,19 @@ type txBatcher struct {
 	// its transaction committed (see note).
 	observer Observer
 
-	mu      sync.Mutex
-	queue   []*batchItem
-	writing bool // a batch is being written; the queue waits for it
+	mu     sync.Mutex
+	queue  []*batchItem // callers waiting for a slot, or for their key
+	active int          // batches being written, at most slots()
+	// busy is the leader of the batch being written that holds a key.
+	busy map[string]*batchItem
+}
+
+// slots is how many batches may be written at once.
+func (b *txBatcher) slots() int {
+	if w, ok := b.store.(ConcurrentWriter); ok {
+		return max(w.ConcurrentWrites(), 1)
+	}
+	return 1
 }
 
 // batchItem is one caller's transaction function in the queue.
@@ -55,7 +79,8 @@ type batchItem struct {
 	// decides the locks their function takes (for a deposit, its
 	// organization, channel and operation), so that any two batches lock
 	// in the same order and batches of several processes on one Postgres
-	// database do not deadlock.
+	// database do not deadlock. Batches being written at once never share
+	// a key (see txBatcher).
 	key string
 	fn  batchFunc
 
@@ -87,7 +112,7 @@ func (b *txBatcher) inOwnTx(ctx context.Context, fn batchFunc) error {
 	if err == nil {
 		b.report(notes)
 	}
-	return err
+	return refusedError(err)
 }
 
 // report tells the observer the outcomes of a committed function.
@@ -98,6 +123,28 @@ func (b *txBatcher) report(notes []outcome) {
 	for _, o := range notes {
 		o(b.observer)
 	}
+}
+
+// refusal is a batched function's answer that it refuses its request and
+// has written nothing, in the transaction or in what the transaction's
+// functions share (see refuse).
+type refusal struct{ err error }
+
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }
+
+// refuse is what a batched function returns to refuse its request with err
+// when it has written nothing: no statement that changes a row, no
+// journal queued, no wallet assigned (reads and row locks are fine). The
+// batch then goes on without it, and its caller gets err.
+func refuse(err error) error { return refusal{err} }
+
+// refusedError unwraps a refusal.
+func refusedError(err error) error {
+	if r := (refusal{}); errors.As(err, &r) {
+		return r.err
+	}
+	return err
 }
 
 // errBatchPanicked stops a batch whose function panicked: run alone, in its
@@ -114,16 +161,12 @@ func (b *txBatcher) inTx(ctx context.Context, key string, fn batchFunc) error {
 	it := &batchItem{ctx: ctx, key: key, fn: fn, ready: make(chan struct{}, 1)}
 	b.mu.Lock()
 	b.queue = append(b.queue, it)
-	lead := !b.writing
-	b.writing = true
+	b.dispatch()
 	b.mu.Unlock()
-	if !lead {
-		// Like a commit already under way, the batch holding fn is waited
-		// for even when ctx ends: it is short, and others depend on it.
-		<-it.ready
-		lead = it.lead
-	}
-	if lead {
+	// Like a commit already under way, the batch holding fn is waited for
+	// even when ctx ends: it is short, and others depend on it.
+	<-it.ready
+	if it.lead {
 		b.lead(it)
 	}
 	if it.alone {
@@ -135,24 +178,52 @@ func (b *txBatcher) inTx(ctx context.Context, key string, fn batchFunc) error {
 	return it.err
 }
 
-// lead writes the batch at the head of the queue, whose first item is
-// self, then passes the lead to the next caller waiting, if any: also when
-// self's own function panicked.
+// dispatch gives each free slot to the first caller in the queue whose key
+// no batch being written holds, which then leads a batch. b.mu is held.
+func (b *txBatcher) dispatch() {
+	for i, slots := 0, b.slots(); i < len(b.queue) && b.active < slots; {
+		it := b.queue[i]
+		if b.busy[it.key] != nil {
+			i++
+			continue
+		}
+		b.queue = slices.Delete(b.queue, i, i+1)
+		if b.busy == nil {
+			b.busy = map[string]*batchItem{}
+		}
+		b.busy[it.key] = it
+		b.active++
+		it.lead = true
+		it.ready <- struct{}{}
+	}
+}
+
+// lead writes a batch led by self: self, then the callers queued since
+// whose keys no other batch being written holds, in their order. Then it
+// gives the slot to the next caller waiting, if any: also when self's own
+// function panicked.
 func (b *txBatcher) lead(self *batchItem) {
+	batch := []*batchItem{self}
 	b.mu.Lock()
-	n := min(len(b.queue), b.max)
-	batch := slices.Clone(b.queue[:n])
-	b.queue = slices.Delete(b.queue, 0, n)
+	b.queue = slices.DeleteFunc(b.queue, func(it *batchItem) bool {
+		if len(batch) == b.max {
+			return false
+		}
+		if owner := b.busy[it.key]; owner != nil && owner != self {
+			return false
+		}
+		b.busy[it.key] = self
+		batch = append(batch, it)
+		return true
+	})
 	b.mu.Unlock()
 	defer func() {
 		b.mu.Lock()
-		if len(b.queue) > 0 {
-			next := b.queue[0]
-			next.lead = true
-			next.ready <- struct{}{}
-		} else {
-			b.writing = false
+		for _, it := range batch {
+			delete(b.busy, it.key) // only self's: no other batch holds them
 		}
+		b.active--
+		b.dispatch()
 		b.mu.Unlock()
 		for _, it := range batch[1:] {
 			it.ready <- struct{}{}
@@ -164,8 +235,8 @@ func (b *txBatcher) lead(self *batchItem) {
 // write runs the functions of batch in one transaction and sets each
 // outcome. A function alone in its batch runs in a transaction of its own,
 // with its caller's context, as without batching: in the leader's
-// goroutine if it is the leader's (the lead stays taken meanwhile, so that
-// others queue), else in its caller's.
+// goroutine if it is the leader's (its slot and key stay taken meanwhile,
+// so that others queue), else in its caller's.
 func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 	var live []*batchItem
 	for _, it := range batch {
@@ -192,8 +263,13 @@ func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 	err := b.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		shared := newSharedTx(newLockedPools()) // afresh each time InTx runs this
 		for _, it := range live {
-			it.notes = it.notes[:0]
-			if err := runGuarded(shared.with(context.WithValue(ctx, outcomesKey{}, &it.notes)), tx, shared, it.fn); err != nil {
+			it.notes, it.err = it.notes[:0], nil
+			err := runGuarded(shared.with(context.WithValue(ctx, outcomesKey{}, &it.notes)), tx, shared, it.fn)
+			if r := (refusal{}); errors.As(err, &r) {
+				it.err, it.notes = r.err, nil
+				continue
+			}
+			if err != nil {
 				return err
 			}
 		}

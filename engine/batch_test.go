@@ -23,7 +23,14 @@ type batchStore struct {
 	txs       [][]string // the functions of each committed transaction, in order
 	committed map[string]bool
 	hold      chan struct{} // when set, the next transaction waits for it to close
+	held      int           // transactions that waited for a hold
+	writers   int           // ConcurrentWrites, when more than 0
 }
+
+// concurrentBatchStore is a batchStore that writes batches in parallel.
+type concurrentBatchStore struct{ *batchStore }
+
+func (s concurrentBatchStore) ConcurrentWrites() int { return s.writers }
 
 type writesKey struct{}
 
@@ -31,6 +38,9 @@ func (s *batchStore) InTx(ctx context.Context, fn func(ctx context.Context, tx T
 	s.mu.Lock()
 	hold := s.hold
 	s.hold = nil
+	if hold != nil {
+		s.held++
+	}
 	s.mu.Unlock()
 	if hold != nil {
 		<-hold
@@ -63,14 +73,21 @@ func write(name string, err error) batchFunc {
 // startBatch holds the store's next transaction and runs a first call in
 // it, so that calls made meanwhile queue; release lets it go.
 func startBatch(t *testing.T, s *batchStore, b *txBatcher) (release func() error) {
+	return startHeld(t, s, b, "first", "first")
+}
+
+// startHeld holds the store's next transaction and runs a call of name
+// with key in it; release lets it go and returns the call's error.
+func startHeld(t *testing.T, s *batchStore, b *txBatcher, key, name string) (release func() error) {
 	hold := make(chan struct{})
 	s.mu.Lock()
 	s.hold = hold
+	held := s.held + 1
 	s.mu.Unlock()
-	first := make(chan error, 1)
-	go func() { first <- b.inTx(context.Background(), "first", write("first", nil)) }()
-	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.writing })
-	return func() error { close(hold); return <-first }
+	done := make(chan error, 1)
+	go func() { done <- b.inTx(context.Background(), key, write(name, nil)) }()
+	waitFor(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.held == held })
+	return func() error { close(hold); return <-done }
 }
 
 // waitFor polls cond: the batcher's queue is filled by other goroutines.
@@ -124,7 +141,7 @@ func TestGroupCommit(t *testing.T) {
 	if !slices.IsSortedFunc(s.txs[1], func(x, y string) int { return strings.Compare(y, x) }) {
 		t.Fatalf("batch %v not in the order of its keys", s.txs[1])
 	}
-	if b.writing || len(b.queue) != 0 {
+	if b.active != 0 || len(b.queue) != 0 || len(b.busy) != 0 {
 		t.Fatal("batcher not idle at the end")
 	}
 }
@@ -199,6 +216,57 @@ func TestGroupCommitCancelled(t *testing.T) {
 	}
 }
 
+// TestGroupCommitConcurrentBatches: on a store that writes in parallel, a
+// call whose key no batch being written holds starts at once, up to
+// ConcurrentWrites batches at a time; a call whose key a batch being
+// written holds waits for that batch's commit, even with a slot free, and
+// the first caller waiting takes the slot a batch gives back.
+func TestGroupCommitConcurrentBatches(t *testing.T) {
+	ctx := context.Background()
+	s := &batchStore{committed: map[string]bool{}, writers: 2}
+	b := &txBatcher{store: concurrentBatchStore{s}, max: 8}
+	call := func(key, name string) chan error {
+		done := make(chan error, 1)
+		go func() { done <- b.inTx(ctx, key, write(name, nil)) }()
+		return done
+	}
+	releaseA1 := startHeld(t, s, b, "a", "a1")
+	b1 := call("b", "b1")
+	waitFor(t, func() bool { return committed(s, "b1") }) // while a1's transaction is held
+	if err := <-b1; err != nil {
+		t.Fatal(err)
+	}
+	a2 := call("a", "a2")
+	waitFor(t, func() bool { return queued(b) == 1 })
+	releaseB2 := startHeld(t, s, b, "b", "b2") // the second slot
+	c1 := call("c", "c1")
+	waitFor(t, func() bool { return queued(b) == 2 })
+	if committed(s, "a2") || committed(s, "c1") {
+		t.Fatal("a call ran past its key's batch or past the slots")
+	}
+	if err := releaseA1(); err != nil {
+		t.Fatal(err)
+	}
+	// a1's slot goes to a2, whose batch takes c1.
+	for _, done := range []chan error{a2, c1} {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if committed(s, "b2") {
+		t.Fatal("b2 committed while held")
+	}
+	if err := releaseB2(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(s.txs) != "[[b1] [a1] [a2 c1] [b2]]" {
+		t.Fatalf("transactions %v", s.txs)
+	}
+	if b.active != 0 || len(b.queue) != 0 || len(b.busy) != 0 {
+		t.Fatal("batcher not idle at the end")
+	}
+}
+
 func committed(s *batchStore, name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -266,5 +334,47 @@ func TestSharedBalancesFollowQueuedJournals(t *testing.T) {
 	}
 	if got := tx.rows["org_1"]; !got[AccountAvailable].Equal(decimal.NewFromInt(-300)) || !got[AccountHeld].Equal(decimal.NewFromInt(1300)) {
 		t.Fatalf("rows after the flush %v", got)
+	}
+}
+
+// TestGroupCommitRefusal: a function that refuses its request (having
+// written nothing) does not make its batch run again one transaction per
+// function: the others share the commit, and the refused caller alone gets
+// its error. Without this, anyone able to send a refused request (another
+// organization's deposit ID, a withdrawal above the balance) would undo
+// group commit for everyone.
+func TestGroupCommitRefusal(t *testing.T) {
+	s := &batchStore{committed: map[string]bool{}}
+	b := &txBatcher{store: s, max: 8}
+	release := startBatch(t, s, b)
+	errNotFound := Errorf(CodeNotFound, "deposit not found")
+	errs := make([]error, 6)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() {
+			fn := write(fmt.Sprint("c", i), nil)
+			if i%2 == 1 {
+				fn = func(context.Context, Tx, *sharedTx) error { return refuse(errNotFound) }
+			}
+			errs[i] = b.inTx(context.Background(), fmt.Sprint("k", i), fn)
+		})
+	}
+	waitFor(t, func() bool { return queued(b) == len(errs) })
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if i%2 == 1 && err != errNotFound || i%2 == 0 && err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	// first alone, then the three writes together in one transaction.
+	if len(s.txs) != 2 || len(s.txs[1]) != 3 {
+		t.Fatalf("transactions %v: the refusals broke the batch up", s.txs)
+	}
+	// Alone, a refusal rolls back and its caller gets the error itself.
+	if err := b.inTx(context.Background(), "k", func(context.Context, Tx, *sharedTx) error { return refuse(errNotFound) }); err != errNotFound {
+		t.Fatalf("alone: %v", err)
 	}
 }

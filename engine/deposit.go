@@ -270,7 +270,9 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx, shared *sharedTx) error {
 		if d.Operation != "" {
 			w, err := pickWallet(ctx, tx, shared.pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
-			if err != nil {
+			if e := (*Error)(nil); errors.As(err, &e) {
+				return refuse(err) // no wallet: nothing picked, nothing written
+			} else if err != nil {
 				return err
 			}
 			d.WalletID, d.RecipientPhone, d.RecipientName, d.QRPayload = w.ID, w.Phone, w.Name, w.QRPayload

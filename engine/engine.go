@@ -18,6 +18,7 @@
 //	checkout.go      the hosted checkout page's operations, by its token
 //	wallet.go        receiving wallets and the pick of a deposit's recipient
 //	batch.go         group commit (txBatcher) and what a shared transaction shares (sharedTx)
+//	groupcommit.go   GroupCommitted: group commit for a plug-in's writes on the engine's store
 //	verify.go        verification attempts: submission, the provider check, its verdict
 //	latecredit.go    an operator's credit of a payment proven too late
 //	withdrawal.go    withdrawals and their payouts
@@ -137,9 +138,10 @@ type Engine struct {
 	deliveriesQueued atomic.Bool
 	// creates batches the transactions of deposit creates; submits those
 	// of transaction-ID submissions, finishes those that record the
-	// verdicts of verification attempts, and withdraws those of withdrawal
-	// creates (group commit, see txBatcher).
-	creates, submits, finishes, withdraws *txBatcher
+	// verdicts of verification attempts, withdraws those of withdrawal
+	// creates, and payouts those that record what a provider said of a
+	// payout (group commit, see txBatcher).
+	creates, submits, finishes, withdraws, payouts *txBatcher
 	// keys caches authenticated API keys.
 	keys keyCache
 	// deliveries tracks webhook posts in flight.
@@ -184,11 +186,30 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.APIKeyCacheTTL == 0 {
 		cfg.APIKeyCacheTTL = DefaultAPIKeyCacheTTL
 	}
-	batcher := func() *txBatcher { return &txBatcher{store: cfg.Store, max: cfg.CreateBatch, observer: cfg.Observer} }
+	// A store that writes one transaction at a time (SQLite) gets one
+	// writer queue for every kind, so that each commit carries whatever is
+	// waiting, and a plug-in given the same GroupCommitted store joins it.
+	// A store that writes in parallel gets a queue per kind (see txBatcher).
+	var oneQueue *txBatcher
+	if g, ok := cfg.Store.(*groupCommitted); ok {
+		cfg.Store = g.Store // the engine's own transactions are the store's
+		if !writesInParallel(g.Store) {
+			oneQueue = g.batch
+			oneQueue.observer, oneQueue.max = cfg.Observer, cfg.CreateBatch
+		}
+	} else if !writesInParallel(cfg.Store) {
+		oneQueue = &txBatcher{store: cfg.Store, max: cfg.CreateBatch, observer: cfg.Observer}
+	}
+	batcher := func() *txBatcher {
+		if oneQueue != nil {
+			return oneQueue
+		}
+		return &txBatcher{store: cfg.Store, max: cfg.CreateBatch, observer: cfg.Observer}
+	}
 	return &Engine{
 		cfg: cfg, store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring,
 		keys:    keyCache{ttl: cfg.APIKeyCacheTTL},
-		creates: batcher(), submits: batcher(), finishes: batcher(), withdraws: batcher(),
+		creates: batcher(), submits: batcher(), finishes: batcher(), withdraws: batcher(), payouts: batcher(),
 		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1), attemptsWake: make(chan struct{}, 1),
 		deliveries: dispatcher{inFlight: map[string]int{}},
 	}, nil

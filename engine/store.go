@@ -31,6 +31,18 @@ type OneReader interface {
 	ReadOne(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
 }
 
+// ConcurrentWriter is implemented by a Store whose write transactions run
+// in parallel (Postgres: one connection each, row locks) rather than one
+// at a time (SQLite's one write lock). The engine's group commit then
+// writes up to that many batches of a kind at once (see txBatcher); a
+// Store that does not implement it gets one.
+type ConcurrentWriter interface {
+	// ConcurrentWrites is how many write transactions of one kind may
+	// usefully run at once: a share of the connections, leaving the rest
+	// to reads and to the other kinds.
+	ConcurrentWrites() int
+}
+
 // JournalsCreator is implemented by a Tx that writes several journals in
 // fewer statements than a CreateJournal each: the journals that the
 // functions of a shared transaction queued (see sharedTx, issue 18).

@@ -101,17 +101,23 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 	var v *Verification
 	// Submissions share transactions (group commit, see txBatcher),
 	// ordered by the deposit they lock.
+	// A refused submission (another organization's deposit, an ID used,
+	// no attempt left) has written nothing and leaves the batch to the
+	// others (refuse).
 	err = e.submits.inTx(ctx, p.DepositID, func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		d, err := tx.LockDeposit(ctx, p.DepositID)
 		if errors.Is(err, ErrNotFound) || err == nil && d.OrganizationID != p.OrganizationID {
-			return Errorf(CodeNotFound, "deposit not found")
+			return refuse(Errorf(CodeNotFound, "deposit not found"))
 		} else if err != nil {
 			return err
 		}
 		if d.Action == ActionRedirect {
-			return Errorf(CodeRedirectAction, "deposit: its next_action is a redirect, which is never verified by transaction ID")
+			return refuse(Errorf(CodeRedirectAction, "deposit: its next_action is a redirect, which is never verified by transaction ID"))
 		}
 		v, err = e.queueAttempt(ctx, tx, d, txID, "")
+		if e := (*Error)(nil); errors.As(err, &e) {
+			return refuse(err) // queueAttempt answers with an *Error only before it writes
+		}
 		return err
 	})
 	if errors.Is(err, errTransactionIDTaken) {
@@ -132,7 +138,8 @@ func errTransactionIDUsed(txID string) error {
 
 // queueAttempt applies the rules of a submission to a locked deposit.
 // payerPhone is the normalized number typed with the ID on a wallet
-// checkout, "" otherwise.
+// checkout, "" otherwise. It refuses with an *Error only before it writes
+// anything (SubmitTransactionID relies on it).
 func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID, payerPhone string) (*Verification, error) {
 	existing, err := tx.GetAttemptByTransactionID(ctx, d.Channel, txID)
 	switch {

@@ -220,6 +220,8 @@ func pickWallet(ctx context.Context, tx Tx, pools *lockedPools, orgID string, m 
 		}
 		return w, nil
 	}
+	// Refused before anything was assigned or written (CreateDeposit relies
+	// on it).
 	return nil, Errorf(CodeMethodUnavailable, "payment_method: no receiving wallet is available for %s %s right now", m.Channel, m.Operation)
 }
 

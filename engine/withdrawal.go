@@ -145,21 +145,29 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 		w.Commission = org.WithdrawCommission(w.PaymentMethod).Of(w.Amount)
 		w.Status, w.PayoutStep = WithdrawalProcessing, PayoutToSend
 		w.NextRunAt, w.CreatedAt, w.UpdatedAt = now, now, now
-		// The insert comes first so that a reused merchant_id is always
-		// merchant_id_exists, whatever the balance; an insufficient balance
-		// then rolls the insert back.
-		if err := tx.CreateWithdrawal(ctx, w); errors.Is(err, ErrDuplicate) {
-			return errMerchantIDExists(w.MerchantID)
-		} else if err != nil {
-			return err
-		}
+		// Both refusals come before any write, so that a refused create
+		// leaves a shared transaction to the others (refuse), and a reused
+		// merchant_id is merchant_id_exists whatever the balance: an
+		// insufficient balance looks the merchant_id up first (this
+		// transaction's own inserts included), and an insert that finds it
+		// taken writes nothing (both stores: the statement alone fails).
 		balances, err := shared.accountBalances(ctx, tx, org.ID)
 		if err != nil {
 			return err
 		}
 		if available := balances[AccountAvailable]; available.LessThan(w.Total()) {
-			return Errorf(CodeInsufficientBalance, "amount: the available balance %s does not cover %s plus %s commission",
-				FormatAmount(available), FormatAmount(w.Amount), FormatAmount(w.Commission))
+			if _, err := tx.GetWithdrawalByMerchantID(ctx, org.ID, w.MerchantID); err == nil {
+				return refuse(errMerchantIDExists(w.MerchantID))
+			} else if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+			return refuse(Errorf(CodeInsufficientBalance, "amount: the available balance %s does not cover %s plus %s commission",
+				FormatAmount(available), FormatAmount(w.Amount), FormatAmount(w.Commission)))
+		}
+		if err := tx.CreateWithdrawal(ctx, w); errors.Is(err, ErrDuplicate) {
+			return refuse(errMerchantIDExists(w.MerchantID))
+		} else if err != nil {
+			return err
 		}
 		if err := e.writeEvent(ctx, tx, org.ID, EventWithdrawCreated, w.ID, NewWithdrawalView(w), now); err != nil {
 			return err
@@ -219,7 +227,9 @@ func (e *Engine) GetWithdrawalByMerchantID(ctx context.Context, orgID, merchantI
 func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
 	now := e.now()
 	var claimed []*Withdrawal
-	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+	// A claim shares the transaction of the payout steps being recorded
+	// meanwhile (group commit), ahead of them, as claimAttempts does.
+	err := e.payouts.inTx(ctx, "", func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		var err error
 		claimed, err = tx.ClaimDuePayouts(ctx, ClaimParams{
 			Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.ClaimBatch,
@@ -256,7 +266,10 @@ func (e *Engine) advancePayout(ctx context.Context, w *Withdrawal) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+	// Payout steps share transactions (group commit, see txBatcher),
+	// ordered by the withdrawal they lock; a settlement's journal is
+	// written last, with the others'.
+	return e.payouts.inTx(ctx, w.OrganizationID+" "+w.ID, func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		cur, err := tx.LockWithdrawal(ctx, w.OrganizationID, w.ID)
 		if err != nil {
 			return err
@@ -320,7 +333,7 @@ func (e *Engine) finishWithdrawal(ctx context.Context, tx Tx, w *Withdrawal, sta
 		j.Kind, event = JournalWithdrawalRelease, EventWithdrawFailed
 		j.Entries = []Entry{{AccountHeld, w.Total().Neg()}, {AccountAvailable, w.Total()}}
 	}
-	if err := e.writeJournal(ctx, tx, j, now); err != nil {
+	if err := sharedFrom(ctx).journal(ctx, tx, j, now); err != nil {
 		return err
 	}
 	return e.writeEvent(ctx, tx, w.OrganizationID, event, w.ID, NewWithdrawalView(w), now)

@@ -132,11 +132,19 @@ func New(cfg Config) (*App, error) {
 		a.ledgerEvery = DefaultLedgerCheckInterval
 	}
 	a.ledgerChecks = a.Metrics.WatchLedgerChecks()
+	// The engine and the sandbox write through one group commit: their
+	// writes share commits instead of each taking SQLite's writer alone.
+	batch := cfg.CreateBatch
+	if batch <= 0 {
+		batch = engine.DefaultCreateBatch
+	}
+	writes := engine.GroupCommitted(cfg.Store, batch)
 	var provider engine.Provider
 	switch cfg.Provider {
 	case "", ProviderSandbox:
+		sbStore := sandbox.NewSQLStore(writes)
 		sb, err := sandbox.New(sandbox.Config{
-			PublicURL: cfg.PublicURL, Payments: sandbox.NewSQLStore(cfg.Store), Payouts: sandbox.NewSQLStore(cfg.Store), Clock: cfg.Clock,
+			PublicURL: cfg.PublicURL, Payments: sbStore, Payouts: sbStore, Clock: cfg.Clock,
 			PayoutMode: cfg.Sandbox.PayoutMode, PayoutDelay: cfg.Sandbox.PayoutDelay,
 			UnavailablePayoutMethods: cfg.Sandbox.UnavailableMethods,
 		})
@@ -157,7 +165,7 @@ func New(cfg Config) (*App, error) {
 		cfg.Webhooks = transport.NewWebhookClient(false)
 	}
 	eng, err := engine.New(engine.Config{
-		Store: cfg.Store, Provider: provider, Clock: cfg.Clock, Keyring: cfg.Keyring,
+		Store: writes, Provider: provider, Clock: cfg.Clock, Keyring: cfg.Keyring,
 		APIPrefix: cfg.APIPrefix, Logger: cfg.Logger, Webhooks: cfg.Webhooks, LeaseDuration: cfg.LeaseDuration,
 		WorkerConcurrency: cfg.WorkerConcurrency, APIKeyCacheTTL: cfg.APIKeyCacheTTL, CreateBatch: cfg.CreateBatch,
 		PollInterval: cfg.PollInterval, PayoutPollInterval: cfg.PayoutPollInterval,

@@ -226,3 +226,12 @@ func interpretError(err error) error {
 	}
 	return err
 }
+
+var _ engine.ConcurrentWriter = (*Store)(nil)
+
+// ConcurrentWrites is how many batches of one kind the engine writes at
+// once (engine.ConcurrentWriter): a quarter of the pool, the engine having
+// four kinds of batch besides its reads, and at most 8.
+func (s *Store) ConcurrentWrites() int {
+	return min(max(int(s.pool.Config().MaxConns)/4, 1), 8)
+}

@@ -1060,7 +1060,9 @@ func TestEncodings(t *testing.T) {
 	}
 }
 
-// The pool has DefaultMaxConns connections unless the URL says otherwise.
+// The pool has DefaultMaxConns connections unless the URL says otherwise,
+// and the engine writes as many batches of a kind at once as a quarter of
+// them (at least 1, at most 8).
 func TestPoolSize(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -1070,11 +1072,14 @@ func TestPoolSize(t *testing.T) {
 		sep = "&"
 	}
 	for _, c := range []struct {
-		url  string
-		want int32
+		url     string
+		want    int32
+		batches int
 	}{
-		{url, DefaultMaxConns},
-		{url + sep + "pool_max_conns=5", 5},
+		{url, DefaultMaxConns, DefaultMaxConns / 4},
+		{url + sep + "pool_max_conns=5", 5, 1},
+		{url + sep + "pool_max_conns=2", 2, 1},
+		{url + sep + "pool_max_conns=64", 64, 8},
 	} {
 		s, err := Open(ctx, c.url)
 		if err != nil {
@@ -1082,6 +1087,9 @@ func TestPoolSize(t *testing.T) {
 		}
 		if got := s.pool.Config().MaxConns; got != c.want {
 			t.Errorf("%s: pool of %d connections, want %d", c.url, got, c.want)
+		}
+		if got := s.ConcurrentWrites(); got != c.batches {
+			t.Errorf("%s: %d batches at once, want %d", c.url, got, c.batches)
 		}
 		s.Close()
 	}

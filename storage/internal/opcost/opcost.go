@@ -47,6 +47,9 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 			return nil, engine.ErrTransactionNotFound
 		},
 		CheckPayoutMethodFunc: func(context.Context, string) error { return nil },
+		SendPayoutFunc: func(_ context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+			return &engine.Payout{IdempotencyKey: req.IdempotencyKey, Reference: "po-" + req.IdempotencyKey, Status: engine.PayoutSucceeded}, nil
+		},
 	}
 	eng, err := engine.New(engine.Config{Store: store, Provider: provider, Keyring: keyring, WorkerConcurrency: 32, ClaimBatch: 32})
 	if err != nil {
@@ -151,8 +154,11 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 		}
 		return create, submit, finish
 	}
-	withdrawRun := func(k int, atOnce bool) counts {
-		return measure(k, atOnce, func(int) error {
+	// withdrawRun creates k withdrawals, then the worker pays them out
+	// (the provider settles at once): claims and settlements, each with
+	// its journal and event.
+	withdrawRun := func(k int, atOnce bool) (create, payout counts) {
+		create = measure(k, atOnce, func(int) error {
 			mu.Lock()
 			seq++
 			merchantID := fmt.Sprintf("w-%d", seq)
@@ -162,21 +168,110 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 			})
 			return err
 		})
+		payout = measure(1, false, func(int) error {
+			w := eng
+			if !atOnce {
+				w = oneByOne
+			}
+			for {
+				claimed, err := w.ProcessPayouts(ctx)
+				if err != nil || claimed == 0 {
+					return err
+				}
+			}
+		})
+		payout.statements /= float64(k)
+		payout.transactions /= float64(k)
+		return create, payout
+	}
+
+	// refusedRun submits 32 transaction IDs at once, every other one for a
+	// deposit that does not exist (an attacker's, or another
+	// organization's): the refusals must not break the others' shared
+	// commits up (issue 18). It returns the cost of one submission.
+	refusedRun := func() counts {
+		deposits := make([]*engine.Deposit, 16)
+		for i := range deposits {
+			mu.Lock()
+			seq++
+			merchantID := fmt.Sprintf("r-%d", seq)
+			mu.Unlock()
+			d, _, err := eng.CreateDeposit(ctx, engine.CreateDepositParams{
+				OrganizationID: org, CheckoutMode: "h2h", Amount: "500", PaymentMethod: "bkash_agent",
+				RedirectURL: "https://shop.example/r", MerchantID: merchantID, PayerPhone: "01712345678",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			deposits[i] = d
+		}
+		return measure(32, true, func(i int) error {
+			if i%2 == 1 {
+				_, err := eng.SubmitTransactionID(ctx, engine.VerifyParams{OrganizationID: org, DepositID: fmt.Sprintf("dep_nosuch%d", i), TransactionID: "TXNOSUCH"})
+				if engine.ErrorCode(err) != engine.CodeNotFound {
+					return fmt.Errorf("a submission for no deposit: %v", err)
+				}
+				return nil
+			}
+			d := deposits[i/2]
+			_, err := eng.SubmitTransactionID(ctx, engine.VerifyParams{OrganizationID: org, DepositID: d.ID, TransactionID: txIDOf(d)})
+			return err
+		})
 	}
 
 	c1, s1, f1 := verifyRun(8, false)
-	w1 := withdrawRun(8, false)
+	w1, p1 := withdrawRun(8, false)
 	c32, s32, f32 := verifyRun(32, true)
-	w32 := withdrawRun(32, true)
-	t.Logf("one at a time: create %s; submit %s; worker %s; withdrawal create %s", c1, s1, f1, w1)
-	t.Logf("32 at once:    create %s; submit %s; worker %s; withdrawal create %s", c32, s32, f32, w32)
+	w32, p32 := withdrawRun(32, true)
+	t.Logf("one at a time: create %s; submit %s; worker %s; withdrawal create %s; payout %s", c1, s1, f1, w1, p1)
+	t.Logf("32 at once:    create %s; submit %s; worker %s; withdrawal create %s; payout %s", c32, s32, f32, w32, p32)
 	for _, c := range []struct {
 		what        string
 		alone, many counts
-	}{{"submit", s1, s32}, {"worker", f1, f32}, {"withdrawal create", w1, w32}} {
+	}{{"submit", s1, s32}, {"worker", f1, f32}, {"withdrawal create", w1, w32}, {"payout", p1, p32}} {
 		if c.many.transactions >= c.alone.transactions {
 			t.Errorf("%s: %.2f write transactions each when 32 run at once, %.2f one at a time: no group commit", c.what, c.many.transactions, c.alone.transactions)
 		}
+	}
+	// Withdrawals at once, every other one of an organization with nothing
+	// to pay out.
+	emptyName := "Empty"
+	empty, err := eng.CreateOrganization(ctx, engine.OrganizationSettings{Name: &emptyName, WithdrawalsEnabled: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	overdrawn := measure(32, true, func(i int) error {
+		mu.Lock()
+		seq++
+		merchantID := fmt.Sprintf("o-%d", seq)
+		mu.Unlock()
+		from := org
+		if i%2 == 1 {
+			from = empty.Organization.ID
+		}
+		_, err := eng.CreateWithdrawal(ctx, engine.CreateWithdrawalParams{
+			OrganizationID: from, Amount: "100", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: merchantID,
+		})
+		if i%2 == 1 {
+			if engine.ErrorCode(err) != engine.CodeInsufficientBalance {
+				return fmt.Errorf("a withdrawal above the balance: %v", err)
+			}
+			return nil
+		}
+		return err
+	})
+	if overdrawn.transactions >= 0.5 {
+		t.Errorf("withdrawals with refusals among them: %.2f write transactions each: the refusals break shared commits up", overdrawn.transactions)
+	}
+	if r := refusedRun(); r.transactions >= 0.5 {
+		t.Errorf("submissions with refusals among them: %.2f write transactions each: the refusals break shared commits up", r.transactions)
+	} else {
+		t.Logf("32 submissions at once, half refused: %s", r)
+	}
+	// A payout's step and its claim share commits: not one transaction a
+	// payout besides the claims (as before issue 18's payouts batcher).
+	if p32.transactions >= 0.5 {
+		t.Errorf("payout: %.2f write transactions each when 32 are paid out at once: its steps do not share commits", p32.transactions)
 	}
 	check, err := eng.VerifyLedger(ctx)
 	if err != nil || len(check.Differences) > 0 {
@@ -186,8 +281,8 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(journals) != 1+40+40 {
-		t.Fatalf("%d journals, want the float, 40 credits and 40 holds", len(journals))
+	if len(journals) != 1+40+40+40+16 {
+		t.Fatalf("%d journals, want the float, 40 credits, 40 holds, 40 settlements and 16 more holds", len(journals))
 	}
 }
 
