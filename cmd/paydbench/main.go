@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -62,6 +63,7 @@ func main() {
 	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "verify: how long a client waits between reads of its deposit")
 	flag.StringVar(&o.logLevel, "log-level", "warn", "payd's --log-level: warn logs nothing per request; info adds the access log line of every request")
 	flag.BoolVar(&o.signBare, "sign-bare", true, "the bare handler's clients sign each GET as payd's are signed, so the load tool's work is the same on both sides of the signed GET ratio")
+	cpuProfile := flag.String("cpuprofile", "", "write the load tool's own CPU profile to this file (payd's: its --pprof-addr)")
 	flag.BoolVar(&o.limits, "limits", true, "also measure the limits (the bare store transaction and the bare net/http handler) and print the ratios")
 	flag.Parse()
 	if addr := os.Getenv(serveBareEnv); addr != "" {
@@ -82,7 +84,21 @@ func main() {
 		o.clients, o.duration, o.half = 4, time.Second, false
 	}
 	o.out = os.Stdout
-	if err := run(context.Background(), o); err != nil {
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "paydbench:", err)
+			os.Exit(2)
+		}
+	}
+	err = run(context.Background(), o)
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "paydbench:", err)
 		os.Exit(1)
 	}
@@ -152,6 +168,7 @@ func run(ctx context.Context, o options) error {
 	}
 	c := newClient(srv.base, org, o.clients)
 	c.poll = o.poll
+	c.paydPID = srv.pid
 	if len(o.growth) > 0 {
 		return measureLedgerGrowth(ctx, o, c, org.id, srv)
 	}
@@ -182,6 +199,7 @@ func run(ctx context.Context, o options) error {
 	if _, ok := results["verify"]; ok {
 		fmt.Fprintf(o.out, "\nverify, per deposit: %s\n", c.phases.String())
 	}
+	printCPU(o.out, o.scenarios, results)
 	if !o.limits {
 		fmt.Fprintf(o.out, "\npayd peak RSS: %.1f MiB\n", float64(rss)/(1<<20))
 		if r, ok := results["verify"]; ok {
@@ -226,7 +244,13 @@ func measure(ctx context.Context, c *client, sc scenario, n int, d time.Duration
 			return nil, err
 		}
 	}
-	return drive(ctx, n, d, rate, func(ctx context.Context, worker, i int) error { return sc.op(ctx, c, worker, i) })
+	meter := cpuMeter{paydPID: c.paydPID, requests: c.requests.Load}
+	meter.start()
+	res, err := drive(ctx, n, d, rate, func(ctx context.Context, worker, i int) error { return sc.op(ctx, c, worker, i) })
+	if res != nil {
+		res.cpu = meter.stop()
+	}
+	return res, err
 }
 
 // result is what one measured run saw.
@@ -236,6 +260,7 @@ type result struct {
 	firstErr  error
 	elapsed   time.Duration
 	latencies []time.Duration
+	cpu       cpuUse // set by measure
 }
 
 func (r *result) throughput() float64 {

@@ -24,6 +24,9 @@ type client struct {
 	run    string // unique per run, so merchant_ids never collide
 	seq    atomic.Int64
 
+	requests atomic.Int64 // sent, for the load tool's CPU per request
+	paydPID  int          // the measured payd, for its CPU per operation
+
 	mu       sync.Mutex
 	deposits []string // H2H deposits to read
 
@@ -67,6 +70,7 @@ func (c *client) call(ctx context.Context, method, path, body string, sign bool,
 		req.Header.Set(signing.TimestampHeader, ts)
 		req.Header.Set(signing.SignatureHeader, signing.Sign([]byte(c.org.secret), ts, method, c.prefix+path, []byte(body)))
 	}
+	c.requests.Add(1)
 	res, err := c.http.Do(req)
 	if err != nil {
 		return err
