@@ -51,7 +51,7 @@ func selfCPU() time.Duration {
 type cpuUse struct {
 	payd, tool time.Duration
 	paydKnown  bool
-	requests   int64
+	requests   int64 // sent, plus webhook deliveries served
 }
 
 // cpuMeter takes the readings around a run.
@@ -100,7 +100,7 @@ func printCPU(out io.Writer, names []string, results map[string]*result) {
 		if r.cpu.requests > 0 {
 			perReq = fmt.Sprintf("%.0f µs", float64(r.cpu.tool.Microseconds())/float64(r.cpu.requests))
 		}
-		fmt.Fprintf(out, "  %-28s %s, paydbench %s (%.1f requests each, %s per request)\n",
+		fmt.Fprintf(out, "  %-28s %s, paydbench %s (%.1f requests sent or webhooks served each, %s per request)\n",
 			name, paydText, ms(r.cpu.tool/n), float64(r.cpu.requests)/float64(r.ops), perReq)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,6 +42,7 @@ type options struct {
 	half      bool          // also measure latency at half the peak throughput
 	limits    bool          // also measure the bare store transaction and handler
 	poll      time.Duration // verify: wait between reads of a deposit
+	await     string        // verify: "poll" (read the deposit) or "webhook" (its deposit.succeeded)
 	logLevel  string        // payd's --log-level
 	signBare  bool          // the bare handler's clients sign their requests
 	out       io.Writer
@@ -61,6 +63,7 @@ func main() {
 	lists := flag.String("list-growth", "", "comma-separated deposit counts (e.g. 10000,1000000): seed deposits to each in turn and time GET /v1/deposits pages at each, in one run")
 	flag.BoolVar(&o.half, "half", true, "also measure create, GET and withdrawal create latency at half of the peak throughput")
 	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "verify: how long a client waits between reads of its deposit")
+	flag.StringVar(&o.await, "await", "poll", "verify: how a client learns its deposit succeeded: poll (read it every -poll) or webhook (a verified deposit.succeeded delivery to a loopback receiver; payd runs with --webhook-allow-private)")
 	flag.StringVar(&o.logLevel, "log-level", "warn", "payd's --log-level: warn logs nothing per request; info adds the access log line of every request")
 	flag.BoolVar(&o.signBare, "sign-bare", true, "the bare handler's clients sign each GET as payd's are signed, so the load tool's work is the same on both sides of the signed GET ratio")
 	cpuProfile := flag.String("cpuprofile", "", "write the load tool's own CPU profile to this file (payd's: its --pprof-addr)")
@@ -132,8 +135,14 @@ func run(ctx context.Context, o options) error {
 		master = hex.EncodeToString(key)
 	}
 	env := append(os.Environ(), "PAYD_MASTER_KEY="+master)
+	webhooks, err := awaitWebhook(o.await)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(o.out, "paydbench: %d clients, %s per scenario, db %s\n", o.clients, o.duration, redact(o.db))
-	if o.poll != 2*time.Millisecond {
+	if webhooks {
+		fmt.Fprintln(o.out, "verify clients learn of success from verified deposit.succeeded webhooks (-await webhook), not by reading")
+	} else if o.poll != 2*time.Millisecond {
 		fmt.Fprintf(o.out, "verify clients read their deposit every %s\n", o.poll)
 	}
 	fmt.Fprintf(o.out, "machine: %s\n\n", machine())
@@ -141,7 +150,17 @@ func run(ctx context.Context, o options) error {
 	if len(o.lists) > 0 {
 		return measureListGrowth(ctx, o, env, dir, o.lists)
 	}
-	srv, err := startPayd(ctx, o.payd, o.db, env, dir, o.logLevel)
+	var hooks *receiver
+	var extra []string
+	var handled atomic.Int64 // webhook deliveries the receiver served
+	if webhooks {
+		if hooks, err = startReceiver(&handled); err != nil {
+			return err
+		}
+		defer hooks.close()
+		extra = append(extra, "--webhook-allow-private")
+	}
+	srv, err := startPayd(ctx, o.payd, o.db, env, dir, o.logLevel, extra...)
 	if err != nil {
 		return err
 	}
@@ -169,6 +188,8 @@ func run(ctx context.Context, o options) error {
 	c := newClient(srv.base, org, o.clients)
 	c.poll = o.poll
 	c.paydPID = srv.pid
+	c.hooks = hooks
+	c.received = &handled
 	if len(o.growth) > 0 {
 		return measureLedgerGrowth(ctx, o, c, org.id, srv)
 	}
@@ -180,7 +201,20 @@ func run(ctx context.Context, o options) error {
 		if !ok {
 			return fmt.Errorf("unknown scenario %q (have %s)", name, strings.Join(allScenarios, ", "))
 		}
+		// The endpoint exists only while verify runs: other scenarios'
+		// events (withdrawals') would add deliveries to their figures.
+		subscribed := name == "verify" && hooks != nil
+		if subscribed {
+			if err := hooks.subscribe(o.payd, o.db, env, org.id); err != nil {
+				return err
+			}
+		}
 		res, err := measure(ctx, c, sc, o.clients, o.duration, 0)
+		if subscribed {
+			if err := hooks.unsubscribe(o.payd, o.db, env); err != nil {
+				return err
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -197,7 +231,12 @@ func run(ctx context.Context, o options) error {
 	rss := srv.peakRSS()
 	srv.stop()
 	if _, ok := results["verify"]; ok {
-		fmt.Fprintf(o.out, "\nverify, per deposit: %s\n", c.phases.String())
+		if hooks != nil {
+			fmt.Fprintf(o.out, "\nverify, per deposit: %s\n", c.phases.describe("the deposit.succeeded webhook"))
+			fmt.Fprintf(o.out, "webhooks received: %s\n", hooks)
+		} else {
+			fmt.Fprintf(o.out, "\nverify, per deposit: %s\n", c.phases.describe("succeeded"))
+		}
 	}
 	printCPU(o.out, o.scenarios, results)
 	if !o.limits {
@@ -244,7 +283,7 @@ func measure(ctx context.Context, c *client, sc scenario, n int, d time.Duration
 			return nil, err
 		}
 	}
-	meter := cpuMeter{paydPID: c.paydPID, requests: c.requests.Load}
+	meter := cpuMeter{paydPID: c.paydPID, requests: c.handled}
 	meter.start()
 	res, err := drive(ctx, n, d, rate, func(ctx context.Context, worker, i int) error { return sc.op(ctx, c, worker, i) })
 	if res != nil {
