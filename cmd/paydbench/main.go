@@ -186,6 +186,7 @@ func run(ctx context.Context, o options) error {
 		printLedgerSize(ctx, o, org.id)
 	}
 	c := newClient(srv.base, org, o.clients)
+	defer c.conns.closeIdle()
 	c.poll = o.poll
 	c.paydPID = srv.pid
 	c.hooks = hooks

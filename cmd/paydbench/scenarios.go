@@ -11,18 +11,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/payd-engine/payd/transport/signing"
 )
 
 // client sends the load: one keep-alive connection per worker.
 type client struct {
-	base   string
-	prefix string // path prefix of base, signed as part of the target
+	prefix string // path prefix of payd's base URL (/api), signed as part of the target
+	host   string // host:port of payd
 	org    *org
 	bearer string // "Bearer <API key>"
 	secret []byte // H2H signing secret
-	http   *http.Client
+	conns  *connPool
 	run    string // unique per run, so merchant_ids never collide
 	seq    atomic.Int64
 
@@ -57,11 +55,13 @@ func (p *phases) describe(waitedFor string) string {
 }
 
 func newClient(base string, o *org, workers int) *client {
-	prefix := base[strings.Index(base[len("http://"):], "/")+len("http://"):]
+	hostPort := strings.TrimPrefix(base, "http://")
+	slash := strings.Index(hostPort, "/")
+	prefix := hostPort[slash:]
+	hostPort = hostPort[:slash]
 	return &client{
-		base: base, prefix: prefix, org: o, run: fmt.Sprint(time.Now().UnixNano()),
-		bearer: "Bearer " + o.apiKey, secret: []byte(o.secret),
-		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers + 4}},
+		host: hostPort, prefix: prefix, org: o, run: fmt.Sprint(time.Now().UnixNano()),
+		bearer: "Bearer " + o.apiKey, secret: []byte(o.secret), conns: newConnPool(hostPort, workers+4),
 	}
 }
 
@@ -82,32 +82,19 @@ var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // call sends one request and decodes a JSON answer into out (if not nil).
 // The body is sent as given, and signed as sent when sign is set.
 func (c *client) call(ctx context.Context, method, path string, body []byte, sign bool, want int, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// Canonical names, assigned directly: Header.Set would canonicalize
-	// them again on every request.
-	req.Header["Authorization"] = []string{c.bearer}
-	if sign {
-		ts := signing.Timestamp(time.Now())
-		req.Header[signing.TimestampHeader] = []string{ts}
-		req.Header[signing.SignatureHeader] = []string{signing.Sign(c.secret, ts, method, c.prefix+path, body)}
-	}
-	c.requests.Add(1)
-	res, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
 	buf := bufs.Get().(*bytes.Buffer)
 	defer bufs.Put(buf)
 	buf.Reset()
-	if _, err := buf.ReadFrom(res.Body); err != nil {
+	c.requests.Add(1)
+	status, err := c.roundTrip(method, path, body, sign, buf)
+	if err != nil {
 		return err
 	}
-	if res.StatusCode != want {
-		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, bytes.TrimSpace(buf.Bytes()))
+	if status != want {
+		return fmt.Errorf("%s %s: %d %s", method, path, status, bytes.TrimSpace(buf.Bytes()))
 	}
 	if out != nil {
 		return json.Unmarshal(buf.Bytes(), out)
