@@ -4,8 +4,21 @@
 // the same JSON. It prints payd's figures as ratios to those, so results
 // compare across machines.
 //
+// The verify scenario takes H2H deposits through to succeeded. By default
+// (-await poll) each client then reads its deposit every -poll; with
+// -await webhook it waits, as a merchant's backend does, for the
+// deposit.succeeded webhook: paydbench runs a loopback receiver, registers
+// it as the organization's endpoint while verify runs (payd started with
+// --webhook-allow-private), checks each delivery's Standard Webhooks
+// signature and wakes the client of that deposit.
+//
+// After the table it prints the CPU that payd and paydbench itself spent
+// per operation, and the tool's CPU per request: the load tool shares the
+// machine with payd, so its own cost is part of the figures.
+//
 //	go run ./cmd/paydbench                          # SQLite in a temp dir
 //	go run ./cmd/paydbench -db postgres://...       # Postgres (needs PAYD_MASTER_KEY or makes one)
+//	go run ./cmd/paydbench -scenarios verify -await webhook
 //	go run ./cmd/paydbench -smoke                   # seconds-long check that it works
 package main
 
