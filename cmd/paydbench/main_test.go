@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/transport/webhook"
 )
 
@@ -136,13 +137,24 @@ func TestReceiverVerifiesBeforeTrusting(t *testing.T) {
 	if code := post(r.secret); code != http.StatusNoContent {
 		t.Fatalf("a good delivery: %d, want 204", code)
 	}
-	if err := <-done; err != nil {
-		t.Fatalf("a good delivery: %v", err)
+	if a := <-done; a.err != nil {
+		t.Fatalf("a good delivery: %v", a.err)
 	}
 	if code := post(r.secret); code != http.StatusNoContent {
 		t.Fatalf("its retry: %d, want 204", code)
 	}
 	if r.refused.Load() != 1 || r.succeeded.Load() != 1 || r.duplicates.Load() != 1 || handled.Load() != 3 {
 		t.Fatalf("counts: %s, %d handled", r, handled.Load())
+	}
+}
+
+// TestIDTime reads the milliseconds back out of an ID payd makes.
+func TestIDTime(t *testing.T) {
+	at := time.UnixMilli(1_795_000_000_123)
+	if got := idTime(engine.NewID(engine.PrefixEvent, at)); !got.Equal(at) {
+		t.Fatalf("idTime = %v, want %v", got, at)
+	}
+	if got := idTime("evt_not-an-id"); !got.IsZero() {
+		t.Fatalf("idTime of a malformed ID = %v, want zero", got)
 	}
 }

@@ -41,6 +41,10 @@ type client struct {
 // or the webhook's arrival).
 type phases struct {
 	n, create, pay, submit, wait, polls atomic.Int64
+	// toEvent: -await webhook, from the submission's answer to the
+	// event's writing (its ID's time, to the millisecond); the rest of the
+	// wait is the delivery.
+	toEvent atomic.Int64
 }
 
 // describe averages the phases; waitedFor names what ended the wait.
@@ -50,8 +54,13 @@ func (p *phases) describe(waitedFor string) string {
 		return "none finished"
 	}
 	avg := func(v *atomic.Int64) string { return ms(time.Duration(v.Load() / n)) }
-	return fmt.Sprintf("create %s, sandbox payment %s, submit %s, wait for %s %s (%.1f reads)",
+	text := fmt.Sprintf("create %s, sandbox payment %s, submit %s, wait for %s %s (%.1f reads)",
 		avg(&p.create), avg(&p.pay), avg(&p.submit), waitedFor, avg(&p.wait), float64(p.polls.Load())/float64(n))
+	if toEvent := p.toEvent.Load(); toEvent != 0 {
+		text += fmt.Sprintf(": event written after %s, delivered %s later",
+			ms(time.Duration(toEvent/n)), ms(time.Duration((p.wait.Load()-toEvent)/n)))
+	}
+	return text
 }
 
 func newClient(base string, o *org, workers int) *client {
@@ -198,7 +207,7 @@ func verifyDeposit(ctx context.Context, c *client, _, _ int) error {
 	}
 	lap(&c.phases.create)
 	path := "/v1/deposits/" + d.ID
-	var done <-chan error
+	var done <-chan arrival
 	if c.hooks != nil {
 		// Expected before the submission, so the event cannot come first.
 		done = c.hooks.expect(d.ID)
@@ -226,9 +235,12 @@ func verifyDeposit(ctx context.Context, c *client, _, _ int) error {
 		timer := time.NewTimer(verifyTimeout)
 		defer timer.Stop()
 		select {
-		case err := <-done:
-			if err != nil {
-				return err
+		case a := <-done:
+			if a.err != nil {
+				return a.err
+			}
+			if !a.written.IsZero() {
+				c.phases.toEvent.Add(int64(a.written.Sub(t)))
 			}
 			lap(&c.phases.wait)
 			c.phases.n.Add(1)

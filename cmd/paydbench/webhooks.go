@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,8 +36,8 @@ type receiver struct {
 	handled *atomic.Int64 // the client's request count: a delivery is one more request the tool serves
 
 	mu      sync.Mutex
-	waiting map[string]chan error // by deposit ID
-	seen    map[string]bool       // webhook-ids handled
+	waiting map[string]chan arrival // by deposit ID
+	seen    map[string]bool         // webhook-ids handled
 
 	succeeded  atomic.Int64 // verified deposit.succeeded events for a waiting deposit
 	duplicates atomic.Int64 // webhook-ids seen before (at-least-once delivery)
@@ -51,7 +52,7 @@ func startReceiver(handled *atomic.Int64) (*receiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &receiver{url: "http://" + ln.Addr().String() + "/payd/webhooks", waiting: map[string]chan error{}, seen: map[string]bool{}, handled: handled}
+	r := &receiver{url: "http://" + ln.Addr().String() + "/payd/webhooks", waiting: map[string]chan arrival{}, seen: map[string]bool{}, handled: handled}
 	mux := http.NewServeMux()
 	mux.Handle("POST /payd/webhooks", r)
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -86,10 +87,16 @@ func (r *receiver) unsubscribe(bin, db string, env []string) error {
 	return err
 }
 
+// arrival is a deposit.succeeded delivery for a waiting deposit.
+type arrival struct {
+	written time.Time // when payd wrote the event (its ID's milliseconds)
+	err     error     // why the event was wrong, nil if right
+}
+
 // expect makes ready for the deposit's deposit.succeeded event: the
-// channel receives nil when it arrives verified, or why it was wrong.
-func (r *receiver) expect(depositID string) <-chan error {
-	ch := make(chan error, 1)
+// channel receives it when it arrives verified.
+func (r *receiver) expect(depositID string) <-chan arrival {
+	ch := make(chan arrival, 1)
 	r.mu.Lock()
 	r.waiting[depositID] = ch
 	r.mu.Unlock()
@@ -157,6 +164,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.unexpected.Add(1)
 		return
 	}
+	a := arrival{written: idTime(ev.ID)}
 	var err error
 	switch {
 	case ev.ID != msgID:
@@ -166,8 +174,31 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	default:
 		r.succeeded.Add(1)
 	}
-	ch <- err
+	a.err = err
+	ch <- a
 }
+
+// idTime is the time in a payd ID: after the prefix, a ULID in Crockford
+// base32 whose first 10 digits are its 48 bits of Unix milliseconds. Zero
+// if id is not one.
+func idTime(id string) time.Time {
+	_, ulid, ok := strings.Cut(id, "_")
+	if !ok || len(ulid) != 26 {
+		return time.Time{}
+	}
+	var ms int64
+	for _, c := range []byte(ulid[:10]) {
+		d := strings.IndexByte(crockford, c)
+		if d < 0 {
+			return time.Time{}
+		}
+		ms = ms<<5 | int64(d)
+	}
+	return time.UnixMilli(ms)
+}
+
+// crockford is the digits of payd's IDs.
+const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
 
 // amountIs tells whether a decimal amount equals n.
 func amountIs(amount string, n int64) bool {
