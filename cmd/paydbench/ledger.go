@@ -161,7 +161,7 @@ func countEntries(ctx context.Context, dsn, orgID string) (int64, error) {
 // balanceGet reads the organization's balance, as a merchant's dashboard
 // does before a payout.
 var balanceGet = scenario{op: func(ctx context.Context, c *client, _, _ int) error {
-	return c.call(ctx, "GET", "/v1/balance", "", false, http.StatusOK, nil)
+	return c.call(ctx, "GET", "/v1/balance", nil, false, http.StatusOK, nil)
 }}
 
 func init() {

@@ -41,18 +41,18 @@ func listSeedAt(i int) time.Time { return listSeedStart.Add(time.Duration(i) * t
 
 var listScenarios = map[string]scenario{
 	"list-first": {op: func(ctx context.Context, c *client, _, _ int) error {
-		return c.call(ctx, "GET", "/v1/deposits?limit=10", "", true, http.StatusOK, nil)
+		return c.call(ctx, "GET", "/v1/deposits?limit=10", nil, true, http.StatusOK, nil)
 	}},
 	"list-status": {op: func(ctx context.Context, c *client, _, _ int) error {
-		return c.call(ctx, "GET", "/v1/deposits?limit=10&status=failed", "", true, http.StatusOK, nil)
+		return c.call(ctx, "GET", "/v1/deposits?limit=10&status=failed", nil, true, http.StatusOK, nil)
 	}},
 	"list-deep": {op: func(ctx context.Context, c *client, _, _ int) error {
-		return c.call(ctx, "GET", "/v1/deposits?limit=10&starting_after="+listSeeds[c].middle, "", true, http.StatusOK, nil)
+		return c.call(ctx, "GET", "/v1/deposits?limit=10&starting_after="+listSeeds[c].middle, nil, true, http.StatusOK, nil)
 	}},
 	"list-method-range": {op: func(ctx context.Context, c *client, _, _ int) error {
 		q := "/v1/deposits?limit=10&payment_method=nagad&created%5Bgte%5D=" + url.QueryEscape(listSeeds[c].from) +
 			"&created%5Blt%5D=" + url.QueryEscape(listSeeds[c].to)
-		return c.call(ctx, "GET", q, "", true, http.StatusOK, nil)
+		return c.call(ctx, "GET", q, nil, true, http.StatusOK, nil)
 	}},
 }
 

@@ -4,8 +4,21 @@
 // the same JSON. It prints payd's figures as ratios to those, so results
 // compare across machines.
 //
+// The verify scenario takes H2H deposits through to succeeded. By default
+// (-await poll) each client then reads its deposit every -poll; with
+// -await webhook it waits, as a merchant's backend does, for the
+// deposit.succeeded webhook: paydbench runs a loopback receiver, registers
+// it as the organization's endpoint while verify runs (payd started with
+// --webhook-allow-private), checks each delivery's Standard Webhooks
+// signature and wakes the client of that deposit.
+//
+// After the table it prints the CPU that payd and paydbench itself spent
+// per operation, and the tool's CPU per request: the load tool shares the
+// machine with payd, so its own cost is part of the figures.
+//
 //	go run ./cmd/paydbench                          # SQLite in a temp dir
 //	go run ./cmd/paydbench -db postgres://...       # Postgres (needs PAYD_MASTER_KEY or makes one)
+//	go run ./cmd/paydbench -scenarios verify -await webhook
 //	go run ./cmd/paydbench -smoke                   # seconds-long check that it works
 package main
 
@@ -21,8 +34,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,6 +55,7 @@ type options struct {
 	half      bool          // also measure latency at half the peak throughput
 	limits    bool          // also measure the bare store transaction and handler
 	poll      time.Duration // verify: wait between reads of a deposit
+	await     string        // verify: "poll" (read the deposit) or "webhook" (its deposit.succeeded)
 	logLevel  string        // payd's --log-level
 	signBare  bool          // the bare handler's clients sign their requests
 	out       io.Writer
@@ -60,8 +76,10 @@ func main() {
 	lists := flag.String("list-growth", "", "comma-separated deposit counts (e.g. 10000,1000000): seed deposits to each in turn and time GET /v1/deposits pages at each, in one run")
 	flag.BoolVar(&o.half, "half", true, "also measure create, GET and withdrawal create latency at half of the peak throughput")
 	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "verify: how long a client waits between reads of its deposit")
+	flag.StringVar(&o.await, "await", "poll", "verify: how a client learns its deposit succeeded: poll (read it every -poll) or webhook (a verified deposit.succeeded delivery to a loopback receiver; payd runs with --webhook-allow-private)")
 	flag.StringVar(&o.logLevel, "log-level", "warn", "payd's --log-level: warn logs nothing per request; info adds the access log line of every request")
 	flag.BoolVar(&o.signBare, "sign-bare", true, "the bare handler's clients sign each GET as payd's are signed, so the load tool's work is the same on both sides of the signed GET ratio")
+	cpuProfile := flag.String("cpuprofile", "", "write the load tool's own CPU profile to this file (payd's: its --pprof-addr)")
 	flag.BoolVar(&o.limits, "limits", true, "also measure the limits (the bare store transaction and the bare net/http handler) and print the ratios")
 	flag.Parse()
 	if addr := os.Getenv(serveBareEnv); addr != "" {
@@ -82,7 +100,21 @@ func main() {
 		o.clients, o.duration, o.half = 4, time.Second, false
 	}
 	o.out = os.Stdout
-	if err := run(context.Background(), o); err != nil {
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "paydbench:", err)
+			os.Exit(2)
+		}
+	}
+	err = run(context.Background(), o)
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "paydbench:", err)
 		os.Exit(1)
 	}
@@ -116,8 +148,14 @@ func run(ctx context.Context, o options) error {
 		master = hex.EncodeToString(key)
 	}
 	env := append(os.Environ(), "PAYD_MASTER_KEY="+master)
+	webhooks, err := awaitWebhook(o.await)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(o.out, "paydbench: %d clients, %s per scenario, db %s\n", o.clients, o.duration, redact(o.db))
-	if o.poll != 2*time.Millisecond {
+	if webhooks {
+		fmt.Fprintln(o.out, "verify clients learn of success from verified deposit.succeeded webhooks (-await webhook), not by reading")
+	} else if o.poll != 2*time.Millisecond {
 		fmt.Fprintf(o.out, "verify clients read their deposit every %s\n", o.poll)
 	}
 	fmt.Fprintf(o.out, "machine: %s\n\n", machine())
@@ -125,7 +163,17 @@ func run(ctx context.Context, o options) error {
 	if len(o.lists) > 0 {
 		return measureListGrowth(ctx, o, env, dir, o.lists)
 	}
-	srv, err := startPayd(ctx, o.payd, o.db, env, dir, o.logLevel)
+	var hooks *receiver
+	var extra []string
+	var handled atomic.Int64 // webhook deliveries the receiver served
+	if webhooks {
+		if hooks, err = startReceiver(&handled); err != nil {
+			return err
+		}
+		defer hooks.close()
+		extra = append(extra, "--webhook-allow-private")
+	}
+	srv, err := startPayd(ctx, o.payd, o.db, env, dir, o.logLevel, extra...)
 	if err != nil {
 		return err
 	}
@@ -151,7 +199,11 @@ func run(ctx context.Context, o options) error {
 		printLedgerSize(ctx, o, org.id)
 	}
 	c := newClient(srv.base, org, o.clients)
+	defer c.conns.closeIdle()
 	c.poll = o.poll
+	c.paydPID = srv.pid
+	c.hooks = hooks
+	c.received = &handled
 	if len(o.growth) > 0 {
 		return measureLedgerGrowth(ctx, o, c, org.id, srv)
 	}
@@ -163,7 +215,20 @@ func run(ctx context.Context, o options) error {
 		if !ok {
 			return fmt.Errorf("unknown scenario %q (have %s)", name, strings.Join(allScenarios, ", "))
 		}
+		// The endpoint exists only while verify runs: other scenarios'
+		// events (withdrawals') would add deliveries to their figures.
+		subscribed := name == "verify" && hooks != nil
+		if subscribed {
+			if err := hooks.subscribe(o.payd, o.db, env, org.id); err != nil {
+				return err
+			}
+		}
 		res, err := measure(ctx, c, sc, o.clients, o.duration, 0)
+		if subscribed {
+			if err := hooks.unsubscribe(o.payd, o.db, env); err != nil {
+				return err
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -180,8 +245,14 @@ func run(ctx context.Context, o options) error {
 	rss := srv.peakRSS()
 	srv.stop()
 	if _, ok := results["verify"]; ok {
-		fmt.Fprintf(o.out, "\nverify, per deposit: %s\n", c.phases.String())
+		if hooks != nil {
+			fmt.Fprintf(o.out, "\nverify, per deposit: %s\n", c.phases.describe("the deposit.succeeded webhook"))
+			fmt.Fprintf(o.out, "webhooks received: %s\n", hooks)
+		} else {
+			fmt.Fprintf(o.out, "\nverify, per deposit: %s\n", c.phases.describe("succeeded"))
+		}
 	}
+	printCPU(o.out, o.scenarios, results)
 	if !o.limits {
 		fmt.Fprintf(o.out, "\npayd peak RSS: %.1f MiB\n", float64(rss)/(1<<20))
 		if r, ok := results["verify"]; ok {
@@ -226,7 +297,13 @@ func measure(ctx context.Context, c *client, sc scenario, n int, d time.Duration
 			return nil, err
 		}
 	}
-	return drive(ctx, n, d, rate, func(ctx context.Context, worker, i int) error { return sc.op(ctx, c, worker, i) })
+	meter := cpuMeter{paydPID: c.paydPID, requests: c.handled}
+	meter.start()
+	res, err := drive(ctx, n, d, rate, func(ctx context.Context, worker, i int) error { return sc.op(ctx, c, worker, i) })
+	if res != nil {
+		res.cpu = meter.stop()
+	}
+	return res, err
 }
 
 // result is what one measured run saw.
@@ -236,6 +313,7 @@ type result struct {
 	firstErr  error
 	elapsed   time.Duration
 	latencies []time.Duration
+	cpu       cpuUse // set by measure
 }
 
 func (r *result) throughput() float64 {

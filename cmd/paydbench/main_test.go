@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/transport/webhook"
 )
 
 // TestMain lets the test binary stand in for paydbench as the bare
@@ -60,5 +66,95 @@ func TestSmokeLists(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestSmokeWebhook runs verify with -await webhook: every deposit counted
+// was woken by a verified deposit.succeeded delivery. The figures are not
+// checked.
+func TestSmokeWebhook(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "payd")
+	if out, err := exec.Command("go", "build", "-o", bin, "../payd").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var out bytes.Buffer
+	err := run(context.Background(), options{
+		payd: bin, clients: 2, duration: 500 * time.Millisecond, scenarios: []string{"verify"}, out: &out,
+		poll: 2 * time.Millisecond, await: "webhook",
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	report := out.String()
+	for _, want := range []string{"wait for the deposit.succeeded webhook", "(0.0 reads)", " 0 refused signatures", "verify to succeeded"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, "webhooks received: 0 verified") {
+		t.Errorf("no deposit was woken by its webhook:\n%s", report)
+	}
+}
+
+// TestReceiverVerifiesBeforeTrusting posts deliveries to the receiver as
+// payd would: one signed with another secret wakes nobody, a good one
+// wakes its deposit's client, and its retry is a duplicate.
+func TestReceiverVerifiesBeforeTrusting(t *testing.T) {
+	var handled atomic.Int64
+	r, err := startReceiver(&handled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	r.secret = webhook.NewSecret()
+	done := r.expect("dep_1")
+	body := []byte(`{"id":"evt_1","type":"deposit.succeeded","timestamp":"2026-01-01T00:00:00Z","data":{"id":"dep_1","status":"succeeded","amount":"1000.00"}}`)
+	post := func(secret string) int {
+		now := time.Now().Unix()
+		sig, err := webhook.Sign(secret, "evt_1", now, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest("POST", r.url, bytes.NewReader(body))
+		req.Header.Set(webhook.HeaderID, "evt_1")
+		req.Header.Set(webhook.HeaderTimestamp, strconv.FormatInt(now, 10))
+		req.Header.Set(webhook.HeaderSignature, sig)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := post(webhook.NewSecret()); code != http.StatusUnauthorized {
+		t.Fatalf("a delivery signed with another secret: %d, want 401", code)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("a forged delivery woke the client (%v)", err)
+	default:
+	}
+	if code := post(r.secret); code != http.StatusNoContent {
+		t.Fatalf("a good delivery: %d, want 204", code)
+	}
+	if a := <-done; a.err != nil {
+		t.Fatalf("a good delivery: %v", a.err)
+	}
+	if code := post(r.secret); code != http.StatusNoContent {
+		t.Fatalf("its retry: %d, want 204", code)
+	}
+	if r.refused.Load() != 1 || r.succeeded.Load() != 1 || r.duplicates.Load() != 1 || handled.Load() != 3 {
+		t.Fatalf("counts: %s, %d handled", r, handled.Load())
+	}
+}
+
+// TestIDTime reads the milliseconds back out of an ID payd makes.
+func TestIDTime(t *testing.T) {
+	at := time.UnixMilli(1_795_000_000_123)
+	if got := idTime(engine.NewID(engine.PrefixEvent, at)); !got.Equal(at) {
+		t.Fatalf("idTime = %v, want %v", got, at)
+	}
+	if got := idTime("evt_not-an-id"); !got.IsZero() {
+		t.Fatalf("idTime of a malformed ID = %v, want zero", got)
 	}
 }

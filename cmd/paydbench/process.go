@@ -22,16 +22,17 @@ type paydProcess struct {
 	rss  int64 // peak RSS seen, bytes
 }
 
-func startPayd(ctx context.Context, bin, db string, env []string, dir, logLevel string) (*paydProcess, error) {
+func startPayd(ctx context.Context, bin, db string, env []string, dir, logLevel string, extra ...string) (*paydProcess, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	// No rate limits (one API key carries all the load) and, by default,
 	// warnings only (-log-level info measures the access log too).
-	cmd := exec.CommandContext(ctx, bin, "serve", "--db", db, "--addr", addr, "--log-level", logLevel,
+	args := append([]string{"serve", "--db", db, "--addr", addr, "--log-level", logLevel,
 		"--rate-limit", "0", "--rate-limit-verify", "0", "--rate-limit-withdraw", "0",
-		"--sandbox-payout-delay", "100ms", "--master-key-file", filepath.Join(dir, "unused.key"))
+		"--sandbox-payout-delay", "100ms", "--master-key-file", filepath.Join(dir, "unused.key")}, extra...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	logFile, err := os.Create(filepath.Join(dir, "payd.log"))
 	if err != nil {
@@ -87,18 +88,7 @@ type org struct {
 // bootstrap creates the organization through payd admin, as an operator
 // would: H2H and withdrawals on, three receiving wallets, a large balance.
 func bootstrap(bin, db string, env []string) (*org, error) {
-	admin := func(args ...string) (map[string]any, error) {
-		cmd := exec.Command(bin, append(append([]string{"admin"}, args...), "--db", db, "--json")...)
-		cmd.Env = env
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("payd admin %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-		}
-		var v map[string]any
-		return v, json.Unmarshal(out, &v)
-	}
+	admin := func(args ...string) (map[string]any, error) { return runAdmin(bin, db, env, args...) }
 	created, err := admin("org", "create", "--name", "paydbench", "--h2h", "--withdrawals")
 	if err != nil {
 		return nil, err
@@ -114,6 +104,20 @@ func bootstrap(bin, db string, env []string) (*org, error) {
 		return nil, err
 	}
 	return o, nil
+}
+
+// runAdmin runs one payd admin command on db and decodes its JSON answer.
+func runAdmin(bin, db string, env []string, args ...string) (map[string]any, error) {
+	cmd := exec.Command(bin, append(append([]string{"admin"}, args...), "--db", db, "--json")...)
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("payd admin %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	var v map[string]any
+	return v, json.Unmarshal(out, &v)
 }
 
 func numCPU() int { return runtime.NumCPU() }
