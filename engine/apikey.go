@@ -81,11 +81,15 @@ func (e *Engine) issueAPIKey(ctx context.Context, tx Tx, orgID string, now time.
 	return creds, nil
 }
 
+// errInvalidAPIKey is Authenticate's refusal, made once: it is the same
+// for every caller, and a request should not pay for it when it succeeds.
+var errInvalidAPIKey = Errorf(CodeUnauthorized, ReasonInvalidAPIKey)
+
 // Authenticate resolves a bearer API key. Returns unauthorized with message
 // invalid_api_key if the key is unknown or no longer valid. A key that
 // authenticated is remembered for Config.APIKeyCacheTTL (see keyCache).
 func (e *Engine) Authenticate(ctx context.Context, apiKey string) (*Principal, error) {
-	invalid := Errorf(CodeUnauthorized, ReasonInvalidAPIKey)
+	invalid := errInvalidAPIKey
 	if !strings.HasPrefix(apiKey, apiKeyPrefix) || len(apiKey) > 128 {
 		return nil, invalid
 	}

@@ -262,7 +262,9 @@ func (e *Engine) startDeliveries(ctx context.Context) (int, error) {
 	}
 	now := e.now()
 	var claimed []*Delivery
-	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+	// A claim shares the transaction of the posts' outcomes being
+	// recorded meanwhile (group commit), ahead of them.
+	err := e.posts.inTx(ctx, "", func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		var err error
 		claimed, err = tx.ClaimDueDeliveries(ctx, ClaimDeliveriesParams{
 			ClaimParams: ClaimParams{Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.WebhookConcurrency},
@@ -326,7 +328,9 @@ func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
 	if ctx.Err() != nil {
 		return nil // shutting down: the lease runs out and the post is made again
 	}
-	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+	// Outcomes share transactions (group commit, see txBatcher), ordered by
+	// the endpoint whose row they lock.
+	return e.posts.inTx(ctx, d.EndpointID, func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		// The delivery, then its endpoint: the outcome and the endpoint's
 		// health are written from what is current, not from a stale read.
 		cur, err := tx.LockDelivery(ctx, d.ID)

@@ -103,7 +103,8 @@ type Config struct {
 
 	// Webhooks posts events to endpoints; nil leaves deliveries queued.
 	Webhooks WebhookClient
-	// WebhookPerEndpoint caps concurrent posts to one endpoint (default 4).
+	// WebhookPerEndpoint caps concurrent posts to one endpoint
+	// (DefaultWebhookPerEndpoint).
 	WebhookPerEndpoint int
 	// WebhookConcurrency caps the deliveries claimed at once (default 32).
 	WebhookConcurrency int
@@ -111,6 +112,10 @@ type Config struct {
 	// failed for this long (default 72h).
 	WebhookDisableAfter time.Duration
 }
+
+// DefaultWebhookPerEndpoint is Config.WebhookPerEndpoint's default: a
+// merchant's receiver gets at most this many posts at once.
+const DefaultWebhookPerEndpoint = 4
 
 // DefaultCreateBatch is Config.CreateBatch's default.
 const DefaultCreateBatch = 32
@@ -139,9 +144,10 @@ type Engine struct {
 	// creates batches the transactions of deposit creates; submits those
 	// of transaction-ID submissions, finishes those that record the
 	// verdicts of verification attempts, withdraws those of withdrawal
-	// creates, and payouts those that record what a provider said of a
-	// payout (group commit, see txBatcher).
-	creates, submits, finishes, withdraws, payouts *txBatcher
+	// creates, payouts those that record what a provider said of a payout,
+	// and posts those that record webhook posts' outcomes (group commit,
+	// see txBatcher).
+	creates, submits, finishes, withdraws, payouts, posts *txBatcher
 	// keys caches authenticated API keys.
 	keys keyCache
 	// deliveries tracks webhook posts in flight.
@@ -174,7 +180,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.WebhookPerEndpoint <= 0 {
-		cfg.WebhookPerEndpoint = 4
+		cfg.WebhookPerEndpoint = DefaultWebhookPerEndpoint
 	}
 	if cfg.WebhookConcurrency <= 0 {
 		cfg.WebhookConcurrency = 32
@@ -209,7 +215,7 @@ func New(cfg Config) (*Engine, error) {
 	return &Engine{
 		cfg: cfg, store: cfg.Store, provider: cfg.Provider, clock: cfg.Clock, keyring: cfg.Keyring,
 		keys:    keyCache{ttl: cfg.APIKeyCacheTTL},
-		creates: batcher(), submits: batcher(), finishes: batcher(), withdraws: batcher(), payouts: batcher(),
+		creates: batcher(), submits: batcher(), finishes: batcher(), withdraws: batcher(), payouts: batcher(), posts: batcher(),
 		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1), attemptsWake: make(chan struct{}, 1),
 		deliveries: dispatcher{inFlight: map[string]int{}},
 	}, nil

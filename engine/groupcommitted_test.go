@@ -98,7 +98,7 @@ func TestOneWriterQueue(t *testing.T) {
 	single := &batchStore{committed: map[string]bool{}}
 	g := GroupCommitted(single, 8)
 	e := newEngine(g)
-	queues := []*txBatcher{e.creates, e.submits, e.finishes, e.withdraws, e.payouts}
+	queues := []*txBatcher{e.creates, e.submits, e.finishes, e.withdraws, e.payouts, e.posts}
 	for _, q := range queues {
 		if q != g.(*groupCommitted).batch {
 			t.Fatal("a kind of write has a queue of its own on a one-writer store")

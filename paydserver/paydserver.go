@@ -67,6 +67,8 @@ type Config struct {
 	RateLimits transport.RateLimits
 	// WorkerConcurrency is how many claimed items a worker handles at once.
 	WorkerConcurrency int
+	// WebhookPerEndpoint is engine.Config.WebhookPerEndpoint (0: its default).
+	WebhookPerEndpoint int
 	// APIKeyCacheTTL is engine.Config.APIKeyCacheTTL (0: its default).
 	APIKeyCacheTTL time.Duration
 	// CreateBatch is engine.Config.CreateBatch (0: its default).
@@ -167,7 +169,7 @@ func New(cfg Config) (*App, error) {
 	eng, err := engine.New(engine.Config{
 		Store: writes, Provider: provider, Clock: cfg.Clock, Keyring: cfg.Keyring,
 		APIPrefix: cfg.APIPrefix, Logger: cfg.Logger, Webhooks: cfg.Webhooks, LeaseDuration: cfg.LeaseDuration,
-		WorkerConcurrency: cfg.WorkerConcurrency, APIKeyCacheTTL: cfg.APIKeyCacheTTL, CreateBatch: cfg.CreateBatch,
+		WorkerConcurrency: cfg.WorkerConcurrency, APIKeyCacheTTL: cfg.APIKeyCacheTTL, CreateBatch: cfg.CreateBatch, WebhookPerEndpoint: cfg.WebhookPerEndpoint,
 		PollInterval: cfg.PollInterval, PayoutPollInterval: cfg.PayoutPollInterval,
 		RequireLiveWallets: a.Inbox != nil, Observer: a.Metrics,
 	})

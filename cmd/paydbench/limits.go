@@ -15,7 +15,6 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/sqlite"
-	"github.com/payd-engine/payd/transport/signing"
 )
 
 func openStore(ctx context.Context, dsn string) (engine.Store, error) {
@@ -118,28 +117,12 @@ func measureBareHTTP(ctx context.Context, dir string, n int, d time.Duration, si
 	if err := waitHTTP(url, 10*time.Second); err != nil {
 		return nil, err
 	}
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n + 4}}
+	// The same client as payd's requests (conn.go), so that the load tool's
+	// work per request is the same on both sides of the ratio.
+	bearer := "Bearer payd_sk_" + strings.Repeat("x", 43)
+	c := &client{host: addr, bearer: bearer, secret: bareSecret, conns: newConnPool(addr, n+4)}
 	return drive(ctx, n, d, 0, func(ctx context.Context, _, _ int) error {
-		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-		req.Header.Set("Authorization", "Bearer payd_sk_"+strings.Repeat("x", 43))
-		if sign {
-			ts := signing.Timestamp(time.Now())
-			req.Header.Set(signing.TimestampHeader, ts)
-			req.Header.Set(signing.SignatureHeader, signing.Sign(bareSecret, ts, "GET", "/bare", nil))
-		}
-		res, err := hc.Do(req)
-		if err != nil {
-			return err
-		}
-		defer res.Body.Close()
-		var v map[string]any
-		if err := json.NewDecoder(res.Body).Decode(&v); err != nil {
-			return err
-		}
-		if res.StatusCode != 200 {
-			return fmt.Errorf("bare handler: %d", res.StatusCode)
-		}
-		return nil
+		return c.call(ctx, "GET", "/bare", nil, sign, http.StatusOK, nil)
 	})
 }
 

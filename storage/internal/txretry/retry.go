@@ -28,7 +28,7 @@ func (p Policy) Do(ctx context.Context, attempt func() error) error {
 	backoff := p.FirstBackoff
 	for i := 1; ; i++ {
 		err := attempt()
-		if !p.Retryable(err) {
+		if err == nil || !p.Retryable(err) {
 			return err
 		}
 		if i == p.MaxAttempts {
