@@ -228,20 +228,28 @@ func newDelivery(ev *Event, endpointID string, now time.Time) *Delivery {
 }
 
 // dispatcher runs webhook posts concurrently: at most
-// Config.WebhookPerEndpoint at a time to any endpoint, and none to an
-// endpoint while its previous batch is in flight, so one slow or dead receiver only ever holds its own slots.
+// Config.WebhookPerEndpoint at a time to any endpoint, so one slow or dead
+// receiver only ever holds its own slots. A claim may take up to that many
+// more of an endpoint's deliveries while some are in flight: they wait
+// here and each is posted as a slot frees, so an endpoint's posts follow
+// one another without waiting for a claim between them.
 type dispatcher struct {
 	mu       sync.Mutex
 	inFlight map[string]int
+	waiting  map[string][]*Delivery
 	wg       sync.WaitGroup
 }
 
-func (d *dispatcher) busy() []string {
+// full lists the endpoints that have as many deliveries in flight or
+// waiting as one claim could add: the next claim leaves them out.
+func (d *dispatcher) full(perEndpoint int) []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := make([]string, 0, len(d.inFlight))
-	for ep := range d.inFlight {
-		out = append(out, ep)
+	for ep, n := range d.inFlight {
+		if n+len(d.waiting[ep]) >= perEndpoint {
+			out = append(out, ep)
+		}
 	}
 	return out
 }
@@ -254,8 +262,9 @@ func (e *Engine) DeliverWebhooks(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// startDeliveries claims due deliveries of endpoints with nothing in flight
-// and posts each in its own goroutine, without waiting.
+// startDeliveries claims due deliveries of endpoints with room and posts
+// each, in a goroutine per free slot, without waiting; the others wait for
+// a slot of their endpoint.
 func (e *Engine) startDeliveries(ctx context.Context) (int, error) {
 	if e.cfg.Webhooks == nil {
 		return 0, nil
@@ -268,7 +277,7 @@ func (e *Engine) startDeliveries(ctx context.Context) (int, error) {
 		var err error
 		claimed, err = tx.ClaimDueDeliveries(ctx, ClaimDeliveriesParams{
 			ClaimParams: ClaimParams{Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.WebhookConcurrency},
-			PerEndpoint: e.cfg.WebhookPerEndpoint, ExcludeEndpoints: e.deliveries.busy(),
+			PerEndpoint: e.cfg.WebhookPerEndpoint, ExcludeEndpoints: e.deliveries.full(e.cfg.WebhookPerEndpoint),
 		})
 		return err
 	})
@@ -278,25 +287,53 @@ func (e *Engine) startDeliveries(ctx context.Context) (int, error) {
 	d := &e.deliveries
 	for _, del := range claimed {
 		d.mu.Lock()
+		if d.inFlight[del.EndpointID] >= e.cfg.WebhookPerEndpoint {
+			d.waiting[del.EndpointID] = append(d.waiting[del.EndpointID], del)
+			d.mu.Unlock()
+			continue
+		}
 		d.inFlight[del.EndpointID]++
 		d.mu.Unlock()
 		d.wg.Add(1)
-		go func() {
-			defer d.wg.Done()
-			defer func() {
-				d.mu.Lock()
-				if d.inFlight[del.EndpointID]--; d.inFlight[del.EndpointID] <= 0 {
-					delete(d.inFlight, del.EndpointID)
-				}
-				d.mu.Unlock()
-				e.wakeWorkers() // the endpoint is free again
-			}()
+		go e.postFrom(ctx, del)
+	}
+	return len(claimed), nil
+}
+
+// postFrom posts del, then the deliveries waiting for a slot of its
+// endpoint, one after another, and frees the slot when none is left.
+func (e *Engine) postFrom(ctx context.Context, del *Delivery) {
+	d := &e.deliveries
+	defer d.wg.Done()
+	for del != nil {
+		// A delivery that waited past its lease is left to be claimed
+		// again; its post is made then.
+		if ctx.Err() == nil && e.now().Before(del.LeasedUntil) {
 			if err := e.deliver(ctx, del); err != nil && ctx.Err() == nil {
 				e.cfg.Logger.ErrorContext(ctx, "webhook delivery failed to record", "delivery", del.ID, "err", err)
 			}
-		}()
+		}
+		d.mu.Lock()
+		if q := d.waiting[del.EndpointID]; len(q) > 0 && ctx.Err() == nil {
+			next := q[0]
+			if len(q) == 1 {
+				delete(d.waiting, del.EndpointID)
+			} else {
+				d.waiting[del.EndpointID] = q[1:]
+			}
+			del = next
+		} else {
+			if len(q) > 0 {
+				delete(d.waiting, del.EndpointID) // shutting down: their leases run out
+			}
+			if d.inFlight[del.EndpointID]--; d.inFlight[del.EndpointID] <= 0 {
+				delete(d.inFlight, del.EndpointID)
+			}
+			del = nil
+		}
+		d.mu.Unlock()
 	}
-	return len(claimed), nil
+	e.wakeWorkers() // the endpoint has room again
 }
 
 // deliver posts one delivery and records the outcome, if this worker still

@@ -49,7 +49,7 @@ flags:
 	fs.StringVar(&sb.PayoutMode, "sandbox-payouts", env("PAYD_SANDBOX_PAYOUTS", "auto"), "sandbox payouts settle by themselves (auto) or by POST /api/sandbox/withdraws/{id}/settle (manual) (env PAYD_SANDBOX_PAYOUTS)")
 	fs.DurationVar(&sb.PayoutDelay, "sandbox-payout-delay", ev.duration("PAYD_SANDBOX_PAYOUT_DELAY", 2*time.Second), "how long an auto sandbox payout stays pending (env PAYD_SANDBOX_PAYOUT_DELAY)")
 	unavailable := fs.String("sandbox-unavailable-methods", env("PAYD_SANDBOX_UNAVAILABLE_METHODS", ""), "comma-separated payout methods the sandbox refuses with 503 (env PAYD_SANDBOX_UNAVAILABLE_METHODS)")
-	perEndpoint := fs.Int("webhook-per-endpoint", ev.int("PAYD_WEBHOOK_PER_ENDPOINT", engine.DefaultWebhookPerEndpoint), "how many webhook posts may be in flight to one endpoint at once; a new batch to an endpoint is claimed when its previous one is done (env PAYD_WEBHOOK_PER_ENDPOINT)")
+	perEndpoint := fs.Int("webhook-per-endpoint", ev.int("PAYD_WEBHOOK_PER_ENDPOINT", engine.DefaultWebhookPerEndpoint), "how many webhook posts may be in flight to one endpoint at once; its next deliveries are posted as each slot frees (env PAYD_WEBHOOK_PER_ENDPOINT)")
 	allowPrivate := fs.Bool("webhook-allow-private", ev.bool("PAYD_WEBHOOK_ALLOW_PRIVATE"), "let webhooks reach loopback, private and link-local addresses, for local receivers (env PAYD_WEBHOOK_ALLOW_PRIVATE)")
 	leaseDuration := fs.Duration("lease-duration", ev.duration("PAYD_LEASE_DURATION", time.Minute), "how long a process owns claimed background work; a killed process's work is taken over after it (env PAYD_LEASE_DURATION)")
 	rl := transport.DefaultRateLimits

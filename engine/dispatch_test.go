@@ -1,0 +1,87 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/payd-engine/payd/engine"
+)
+
+// heldReceiver holds its first post until the others have arrived (or a
+// deadline passes), and records the most posts it had at once.
+type heldReceiver struct {
+	mu            sync.Mutex
+	posts, now    int
+	most          int
+	first         chan struct{} // closed when the others have arrived
+	others, total int
+}
+
+func (r *heldReceiver) Deliver(ctx context.Context, _ engine.WebhookRequest) engine.WebhookResult {
+	r.mu.Lock()
+	r.posts++
+	n := r.posts
+	r.now++
+	r.most = max(r.most, r.now)
+	if r.posts == r.total {
+		close(r.first)
+	}
+	r.mu.Unlock()
+	if n == 1 {
+		select {
+		case <-r.first:
+		case <-time.After(10 * time.Second):
+		case <-ctx.Done():
+		}
+	}
+	r.mu.Lock()
+	r.now--
+	r.mu.Unlock()
+	return engine.WebhookResult{StatusCode: 200}
+}
+
+// An endpoint's deliveries keep flowing through its free slots while one
+// post is slow: the next are claimed as a slot frees, not when every post
+// of the last claim is done. And never more than WebhookPerEndpoint posts
+// reach the endpoint at once.
+func TestSlowPostHoldsOnlyItsSlot(t *testing.T) {
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("10000")
+		if _, _, err := f.eng.AddWebhookEndpoint(f.ctx, org, "https://hooks.example/payd"); err != nil {
+			t.Fatal(err)
+		}
+		const n = 8
+		for i := range n {
+			if _, err := f.withdraw(org, "bkash", "01712345678", "100", fmt.Sprint("slot-", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := &heldReceiver{first: make(chan struct{}), total: n}
+		e, err := engine.New(engine.Config{
+			Store: f.store, Provider: f.provider, Clock: f.clock, Keyring: f.keyring,
+			LeaseDuration: time.Hour, Webhooks: r, WebhookPerEndpoint: 2,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(f.ctx)
+		ran := make(chan error, 1)
+		go func() { ran <- e.Run(ctx) }()
+		select {
+		case <-r.first:
+		case <-time.After(10 * time.Second):
+			r.mu.Lock()
+			t.Errorf("%d of %d posts made while the first was held: the others waited for it", r.posts, n)
+			r.mu.Unlock()
+		}
+		cancel()
+		<-ran
+		if r.most > 2 {
+			t.Fatalf("%d posts at once to one endpoint, over its 2", r.most)
+		}
+	})
+}
