@@ -13,11 +13,11 @@ import (
 // heldReceiver holds its first post until the others have arrived (or a
 // deadline passes), and records the most posts it had at once.
 type heldReceiver struct {
-	mu            sync.Mutex
-	posts, now    int
-	most          int
-	first         chan struct{} // closed when the others have arrived
-	others, total int
+	mu         sync.Mutex
+	posts, now int
+	most       int
+	first      chan struct{} // closed when the others have arrived
+	total      int
 }
 
 func (r *heldReceiver) Deliver(ctx context.Context, _ engine.WebhookRequest) engine.WebhookResult {
