@@ -339,13 +339,18 @@ func (e *Engine) postFrom(ctx context.Context, del *Delivery) {
 // deliver posts one delivery and records the outcome, if this worker still
 // holds its lease.
 func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
+	// Two reads, not one transaction: the event never changes, and the
+	// endpoint is read as it is now, whatever snapshot the event came from.
 	var ep *WebhookEndpoint
 	var ev *Event
-	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
-		var err error
-		if ep, err = tx.GetWebhookEndpoint(ctx, d.EndpointID); err != nil {
-			return err
-		}
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) (err error) {
+		ep, err = tx.GetWebhookEndpoint(ctx, d.EndpointID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	err = e.readOne(ctx, func(ctx context.Context, tx Tx) (err error) {
 		ev, err = tx.GetEvent(ctx, d.EventID)
 		return err
 	})

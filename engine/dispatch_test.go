@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,6 +83,63 @@ func TestSlowPostHoldsOnlyItsSlot(t *testing.T) {
 		<-ran
 		if r.most > 2 {
 			t.Fatalf("%d posts at once to one endpoint, over its 2", r.most)
+		}
+	})
+}
+
+// readCountingStore counts read transactions and single reads.
+type readCountingStore struct {
+	engine.Store
+	txs, ones atomic.Int64
+}
+
+func (s *readCountingStore) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	s.txs.Add(1)
+	return s.Store.ReadTx(ctx, fn)
+}
+
+func (s *readCountingStore) ReadOne(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	s.ones.Add(1)
+	return s.Store.(engine.OneReader).ReadOne(ctx, fn)
+}
+
+type countingReceiver struct{ posts atomic.Int64 }
+
+func (r *countingReceiver) Deliver(context.Context, engine.WebhookRequest) engine.WebhookResult {
+	r.posts.Add(1)
+	return engine.WebhookResult{StatusCode: 200}
+}
+
+// A post reads its endpoint and its event without a read transaction
+// around them: two single reads (BEGIN and COMMIT were half of what a post
+// asked of the reader).
+func TestPostReadsWithoutTransaction(t *testing.T) {
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("10000")
+		if _, _, err := f.eng.AddWebhookEndpoint(f.ctx, org, "https://hooks.example/payd"); err != nil {
+			t.Fatal(err)
+		}
+		const n = 3
+		for i := range n {
+			if _, err := f.withdraw(org, "bkash", "01712345678", "100", fmt.Sprint("read-", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		store := &readCountingStore{Store: f.store}
+		r := &countingReceiver{}
+		e, err := engine.New(engine.Config{Store: store, Provider: f.provider, Clock: f.clock, Keyring: f.keyring, Webhooks: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.DeliverWebhooks(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+		if r.posts.Load() != n {
+			t.Fatalf("%d posts, want %d", r.posts.Load(), n)
+		}
+		if txs, ones := store.txs.Load(), store.ones.Load(); txs != 0 || ones != 2*n {
+			t.Fatalf("%d posts made %d read transactions and %d single reads, want 0 and %d", n, txs, ones, 2*n)
 		}
 	})
 }
