@@ -143,3 +143,80 @@ func TestPostReadsWithoutTransaction(t *testing.T) {
 		}
 	})
 }
+
+// outcomeBlockingStore holds every transaction that records a post's
+// outcome, once armed, until release is closed.
+type outcomeBlockingStore struct {
+	engine.Store
+	armed   atomic.Bool
+	release chan struct{}
+}
+
+func (s *outcomeBlockingStore) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	return s.Store.InTx(ctx, func(ctx context.Context, tx engine.Tx) error {
+		return fn(ctx, outcomeBlockingTx{tx, s})
+	})
+}
+
+type outcomeBlockingTx struct {
+	engine.Tx
+	s *outcomeBlockingStore
+}
+
+func (t outcomeBlockingTx) CreateDeliveryAttempt(ctx context.Context, a *engine.DeliveryAttempt) error {
+	if t.s.armed.Load() {
+		<-t.s.release
+	}
+	return t.Tx.CreateDeliveryAttempt(ctx, a)
+}
+
+// An endpoint that answers quickly has its deliveries posted one after
+// another through its slot while the outcomes wait for their commit: the
+// slot is the post's, and a claim takes several of a fast endpoint's
+// deliveries at once, so no commit stands between its posts.
+func TestPostsDoNotWaitForOutcomes(t *testing.T) {
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("10000")
+		if _, _, err := f.eng.AddWebhookEndpoint(f.ctx, org, "https://hooks.example/payd"); err != nil {
+			t.Fatal(err)
+		}
+		store := &outcomeBlockingStore{Store: f.store, release: make(chan struct{})}
+		r := &countingReceiver{}
+		e, err := engine.New(engine.Config{
+			Store: store, Provider: f.provider, Clock: f.clock, Keyring: f.keyring,
+			LeaseDuration: time.Hour, Webhooks: r, WebhookPerEndpoint: 1,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One post first: the endpoint is known to answer quickly.
+		if _, err := f.withdraw(org, "bkash", "01712345678", "100", "first"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.DeliverWebhooks(f.ctx); err != nil || r.posts.Load() != 1 {
+			t.Fatalf("first delivery: %d posts, %v", r.posts.Load(), err)
+		}
+		const n = 3
+		for i := range n {
+			if _, err := f.withdraw(org, "bkash", "01712345678", "100", fmt.Sprint("next-", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		store.armed.Store(true)
+		done := make(chan error, 1)
+		go func() { _, err := e.DeliverWebhooks(f.ctx); done <- err }()
+		deadline := time.Now().Add(10 * time.Second)
+		for r.posts.Load() < 1+n && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		posts := r.posts.Load()
+		close(store.release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if posts < 1+n {
+			t.Fatalf("%d of %d posts made while the first outcome waited for its commit", posts-1, n)
+		}
+	})
+}
