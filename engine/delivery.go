@@ -234,10 +234,12 @@ func newDelivery(ev *Event, endpointID string, now time.Time) *Delivery {
 
 // dispatcher runs webhook posts concurrently: at most
 // Config.WebhookPerEndpoint at a time to any endpoint, so one slow or dead
-// receiver only ever holds its own slots. A claim may take up to that many
-// more of an endpoint's deliveries while some are in flight: they wait
-// here and each is posted as a slot frees, so an endpoint's posts follow
-// one another without waiting for a claim between them.
+// receiver only ever holds its own slots. A slot is held for the post
+// only: its outcome is recorded (a commit) while the next goes out. A
+// claim may take up to that many more of an endpoint's deliveries while
+// some are in flight: they wait here and each is posted as a slot frees,
+// so an endpoint's posts follow one another without waiting for a claim
+// between them.
 //
 // An endpoint whose last post was answered within webhookFastPost is fast:
 // a claim may take webhookFastQueue times as many of its deliveries, so
@@ -353,12 +355,17 @@ func (e *Engine) postFrom(ctx context.Context, del *Delivery) {
 				e.cfg.Logger.ErrorContext(ctx, "webhook delivery failed", "delivery", del.ID, "err", err)
 			}
 			// The slot is the post's: the endpoint's next delivery goes out
-			// while this outcome waits for its commit.
+			// while this outcome waits for its commit. An answered post is
+			// recorded even if shutdown begins meanwhile (Run waits for it),
+			// so that it is not made again (bounded by the lease, past which it
+			// would be void).
 			if record != nil {
 				d.wg.Add(1)
 				go func(del *Delivery) {
 					defer d.wg.Done()
-					if err := record(ctx); err != nil && ctx.Err() == nil {
+					ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.LeaseDuration)
+					defer cancel()
+					if err := record(ctx); err != nil {
 						e.cfg.Logger.ErrorContext(ctx, "webhook delivery failed to record", "delivery", del.ID, "err", err)
 					}
 				}(del)
@@ -388,8 +395,8 @@ func (e *Engine) postFrom(ctx context.Context, del *Delivery) {
 }
 
 // post posts one delivery and returns what records its outcome, if this
-// worker still holds its lease (nil when shutting down: the lease runs out
-// and the post is made again).
+// worker still holds its lease (nil for a post cut off by shutdown: it is
+// made again once the lease is handed back or runs out).
 func (e *Engine) post(ctx context.Context, d *Delivery) (record func(context.Context) error, _ error) {
 	// Two reads, not one transaction: the event never changes, and the
 	// endpoint is read as it is now, whatever snapshot the event came from.
@@ -419,8 +426,8 @@ func (e *Engine) post(ctx context.Context, d *Delivery) (record func(context.Con
 		URL: ep.URL, MessageID: ev.ID, Timestamp: e.now(), Body: ev.Payload, Secrets: secrets,
 	})
 	took := time.Since(started)
-	if ctx.Err() != nil {
-		return nil, nil
+	if ctx.Err() != nil && res.StatusCode == 0 {
+		return nil, nil // cut off by shutdown, not answered
 	}
 	e.deliveries.posted(d.EndpointID, res, took)
 	return func(ctx context.Context) error { return e.recordPost(ctx, d, res, postedURL, took) }, nil

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -219,4 +220,53 @@ func TestPostsDoNotWaitForOutcomes(t *testing.T) {
 			t.Fatalf("%d of %d posts made while the first outcome waited for its commit", posts-1, n)
 		}
 	})
+}
+
+// A post answered as shutdown begins is recorded before Run returns, so
+// it is not made again by whoever takes the work next.
+func TestAnsweredPostRecordedAtShutdown(t *testing.T) {
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("10000")
+		if _, _, err := f.eng.AddWebhookEndpoint(f.ctx, org, "https://hooks.example/payd"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.withdraw(org, "bkash", "01712345678", "100", "at-shutdown"); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(f.ctx)
+		defer cancel()
+		e, err := engine.New(engine.Config{
+			Store: f.store, Provider: f.provider, Clock: f.clock, Keyring: f.keyring, LeaseDuration: time.Hour,
+			Webhooks: webhookFunc(func(context.Context, engine.WebhookRequest) engine.WebhookResult {
+				cancel() // shutdown begins while the receiver answers
+				return engine.WebhookResult{StatusCode: 200}
+			}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		var ds []*engine.Delivery
+		if err := f.store.ReadTx(f.ctx, func(ctx context.Context, tx engine.Tx) (err error) {
+			ds, err = tx.ListDeliveries(ctx, engine.ListDeliveriesParams{OrganizationID: org})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(ds) != 1 || ds[0].Status != engine.DeliveryDelivered || ds[0].Attempts != 1 {
+			for _, d := range ds {
+				t.Logf("delivery %s: %s after %d posts", d.ID, d.Status, d.Attempts)
+			}
+			t.Fatalf("%d deliveries after shutdown, want one delivered after one post", len(ds))
+		}
+	})
+}
+
+type webhookFunc func(context.Context, engine.WebhookRequest) engine.WebhookResult
+
+func (f webhookFunc) Deliver(ctx context.Context, req engine.WebhookRequest) engine.WebhookResult {
+	return f(ctx, req)
 }

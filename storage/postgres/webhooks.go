@@ -129,7 +129,7 @@ const dueDelivery = `d.status = '` + engine.DeliveryPending + `'
 // claimDeliveriesQuery leases the due deliveries of enabled endpoints not
 // among the excluded ones: arguments owner, leased until, now, the
 // excluded endpoint IDs (a text array, never NULL), the per-endpoint cap,
-// limit.
+// limit, the fast endpoint IDs (a text array, never NULL) and their cap.
 //
 // FOR UPDATE cannot lock the rows of a query with a window function, so the
 // claim has two steps. The candidates CTE numbers each endpoint's due

@@ -146,7 +146,8 @@ func (t *tx) ListDeliveries(ctx context.Context, p engine.ListDeliveriesParams) 
 
 // claimDeliveriesQuery leases the due deliveries of enabled endpoints not
 // among exclude endpoint IDs: arguments owner, leased until, now, now, the
-// exclude IDs, the per-endpoint cap, limit. Like claimQuery it spells the
+// exclude IDs, the fast IDs and their cap (if any fast), the per-endpoint
+// cap, limit. Like claimQuery it spells the
 // deliveries_due partial index's WHERE clause as a literal. The window
 // numbers each endpoint's candidates in due order, so the cap keeps the
 // earliest of each; the outer ORDER BY and LIMIT then keep the earliest of
