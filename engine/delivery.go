@@ -90,6 +90,11 @@ type ClaimDeliveriesParams struct {
 	PerEndpoint int
 	// ExcludeEndpoints are endpoints to skip (they have posts in flight).
 	ExcludeEndpoints []string
+	// FastEndpoints may have up to FastPerEndpoint claimed instead of
+	// PerEndpoint: their posts have been quick, so their deliveries can
+	// wait in the process for a free slot well within their lease.
+	FastEndpoints   []string
+	FastPerEndpoint int
 }
 
 // ListDeliveriesParams filters ListDeliveries. Empty strings match all.
@@ -229,29 +234,63 @@ func newDelivery(ev *Event, endpointID string, now time.Time) *Delivery {
 
 // dispatcher runs webhook posts concurrently: at most
 // Config.WebhookPerEndpoint at a time to any endpoint, so one slow or dead
-// receiver only ever holds its own slots. A claim may take up to that many
-// more of an endpoint's deliveries while some are in flight: they wait
-// here and each is posted as a slot frees, so an endpoint's posts follow
-// one another without waiting for a claim between them.
+// receiver only ever holds its own slots. A slot is held for the post
+// only: its outcome is recorded (a commit) while the next goes out. A
+// claim may take up to that many more of an endpoint's deliveries while
+// some are in flight: they wait here and each is posted as a slot frees,
+// so an endpoint's posts follow one another without waiting for a claim
+// between them.
+//
+// An endpoint whose last post was answered within webhookFastPost is fast:
+// a claim may take webhookFastQueue times as many of its deliveries, so
+// that they follow one another through its slots without a claim (a
+// commit) between every few; at that speed the queue drains well within
+// the lease. Others, and endpoints not yet posted to, get one slot's worth
+// each, whatever their posts' pace: a slow endpoint's deliveries never
+// wait here long enough to outlive their lease.
 type dispatcher struct {
 	mu       sync.Mutex
 	inFlight map[string]int
 	waiting  map[string][]*Delivery
+	fast     map[string]bool
 	wg       sync.WaitGroup
 }
 
-// full lists the endpoints that have as many deliveries in flight or
-// waiting as one claim could add: the next claim leaves them out.
-func (d *dispatcher) full(perEndpoint int) []string {
+const (
+	webhookFastPost  = time.Second
+	webhookFastQueue = 8
+)
+
+// claimCaps returns the endpoints that have as many deliveries in flight
+// or waiting as one claim could add, for the next claim to leave out, and
+// the fast endpoints that have room.
+func (d *dispatcher) claimCaps(perEndpoint int) (full, fast []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make([]string, 0, len(d.inFlight))
 	for ep, n := range d.inFlight {
-		if n+len(d.waiting[ep]) >= perEndpoint {
-			out = append(out, ep)
+		limit := perEndpoint
+		if d.fast[ep] {
+			limit *= webhookFastQueue
+		}
+		if n+len(d.waiting[ep]) >= limit {
+			full = append(full, ep)
 		}
 	}
-	return out
+	for ep := range d.fast {
+		fast = append(fast, ep)
+	}
+	return full, fast
+}
+
+// posted notes how quickly an endpoint answered.
+func (d *dispatcher) posted(endpointID string, res WebhookResult, took time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if res.StatusCode != 0 && took < webhookFastPost {
+		d.fast[endpointID] = true
+	} else {
+		delete(d.fast, endpointID)
+	}
 }
 
 // DeliverWebhooks claims the due deliveries and posts them, waiting until
@@ -273,11 +312,13 @@ func (e *Engine) startDeliveries(ctx context.Context) (int, error) {
 	var claimed []*Delivery
 	// A claim shares the transaction of the posts' outcomes being
 	// recorded meanwhile (group commit), ahead of them.
+	full, fast := e.deliveries.claimCaps(e.cfg.WebhookPerEndpoint)
 	err := e.posts.inTx(ctx, "", func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		var err error
 		claimed, err = tx.ClaimDueDeliveries(ctx, ClaimDeliveriesParams{
 			ClaimParams: ClaimParams{Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.WebhookConcurrency},
-			PerEndpoint: e.cfg.WebhookPerEndpoint, ExcludeEndpoints: e.deliveries.full(e.cfg.WebhookPerEndpoint),
+			PerEndpoint: e.cfg.WebhookPerEndpoint, ExcludeEndpoints: full,
+			FastEndpoints: fast, FastPerEndpoint: e.cfg.WebhookPerEndpoint * webhookFastQueue,
 		})
 		return err
 	})
@@ -309,8 +350,25 @@ func (e *Engine) postFrom(ctx context.Context, del *Delivery) {
 		// A delivery that waited past its lease is left to be claimed
 		// again; its post is made then.
 		if ctx.Err() == nil && e.now().Before(del.LeasedUntil) {
-			if err := e.deliver(ctx, del); err != nil && ctx.Err() == nil {
-				e.cfg.Logger.ErrorContext(ctx, "webhook delivery failed to record", "delivery", del.ID, "err", err)
+			record, err := e.post(ctx, del)
+			if err != nil && ctx.Err() == nil {
+				e.cfg.Logger.ErrorContext(ctx, "webhook delivery failed", "delivery", del.ID, "err", err)
+			}
+			// The slot is the post's: the endpoint's next delivery goes out
+			// while this outcome waits for its commit. An answered post is
+			// recorded even if shutdown begins meanwhile (Run waits for it),
+			// so that it is not made again (bounded by the lease, past which it
+			// would be void).
+			if record != nil {
+				d.wg.Add(1)
+				go func(del *Delivery) {
+					defer d.wg.Done()
+					ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.LeaseDuration)
+					defer cancel()
+					if err := record(ctx); err != nil {
+						e.cfg.Logger.ErrorContext(ctx, "webhook delivery failed to record", "delivery", del.ID, "err", err)
+					}
+				}(del)
 			}
 		}
 		d.mu.Lock()
@@ -336,25 +394,31 @@ func (e *Engine) postFrom(ctx context.Context, del *Delivery) {
 	e.wakeWorkers() // the endpoint has room again
 }
 
-// deliver posts one delivery and records the outcome, if this worker still
-// holds its lease.
-func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
+// post posts one delivery and returns what records its outcome, if this
+// worker still holds its lease (nil for a post cut off by shutdown: it is
+// made again once the lease is handed back or runs out).
+func (e *Engine) post(ctx context.Context, d *Delivery) (record func(context.Context) error, _ error) {
+	// Two reads, not one transaction: the event never changes, and the
+	// endpoint is read as it is now, whatever snapshot the event came from.
 	var ep *WebhookEndpoint
 	var ev *Event
-	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
-		var err error
-		if ep, err = tx.GetWebhookEndpoint(ctx, d.EndpointID); err != nil {
-			return err
-		}
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) (err error) {
+		ep, err = tx.GetWebhookEndpoint(ctx, d.EndpointID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = e.readOne(ctx, func(ctx context.Context, tx Tx) (err error) {
 		ev, err = tx.GetEvent(ctx, d.EventID)
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	secrets, err := e.endpointSecrets(ep)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	started := time.Now()
 	postedURL := ep.URL
@@ -362,9 +426,16 @@ func (e *Engine) deliver(ctx context.Context, d *Delivery) error {
 		URL: ep.URL, MessageID: ev.ID, Timestamp: e.now(), Body: ev.Payload, Secrets: secrets,
 	})
 	took := time.Since(started)
-	if ctx.Err() != nil {
-		return nil // shutting down: the lease runs out and the post is made again
+	if ctx.Err() != nil && res.StatusCode == 0 {
+		return nil, nil // cut off by shutdown, not answered
 	}
+	e.deliveries.posted(d.EndpointID, res, took)
+	return func(ctx context.Context) error { return e.recordPost(ctx, d, res, postedURL, took) }, nil
+}
+
+// recordPost records the outcome of a post, if this worker still holds the
+// delivery's lease.
+func (e *Engine) recordPost(ctx context.Context, d *Delivery, res WebhookResult, postedURL string, took time.Duration) error {
 	// Outcomes share transactions (group commit, see txBatcher), ordered by
 	// the endpoint whose row they lock.
 	return e.posts.inTx(ctx, d.EndpointID, func(ctx context.Context, tx Tx, _ *sharedTx) error {

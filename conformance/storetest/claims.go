@@ -47,6 +47,14 @@ func claimDeliveries(perEndpoint int, exclude []string) claimer[*engine.Delivery
 	}
 }
 
+func claimDeliveriesFast(perEndpoint int, fast []string, fastPerEndpoint int) claimer[*engine.Delivery] {
+	return func(ctx context.Context, tx engine.Tx, p engine.ClaimParams) ([]*engine.Delivery, error) {
+		return tx.ClaimDueDeliveries(ctx, engine.ClaimDeliveriesParams{
+			ClaimParams: p, PerEndpoint: perEndpoint, FastEndpoints: fast, FastPerEndpoint: fastPerEndpoint,
+		})
+	}
+}
+
 // claimIDs runs claim in a transaction of its own, checks that every row it
 // returns carries p's lease, and returns their IDs without prefix.
 func claimIDs[T any](t *testing.T, s Store, claim claimer[T], leaseOf func(T) lease, p engine.ClaimParams) string {

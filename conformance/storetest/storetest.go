@@ -89,6 +89,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"ClaimDeliveries", testClaimDueDeliveries},
 			{"ClaimDeliveriesPerEndpointAndExclude", testClaimDeliveriesPerEndpointAndExclude},
 			{"ClaimDeliveriesPerEndpointCap", testClaimDeliveriesPerEndpointCap},
+			{"ClaimDeliveriesFastEndpoints", testClaimDeliveriesFastEndpoints},
 		}},
 		{"MasterKeyCheck", []test{
 			{"RoundTrip", testMasterKeyCheckRoundTrip},

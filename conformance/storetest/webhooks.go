@@ -546,3 +546,35 @@ func testClaimDeliveriesPerEndpointCap(t *testing.T, s Store) {
 		t.Errorf("second claim = %s, want a3,a4,a5", got)
 	}
 }
+
+// A and B with 6 due each, cap 2: a fast endpoint's cap is its own.
+func testClaimDeliveriesFastEndpoints(t *testing.T, s Store) {
+	now := base.Add(time.Hour)
+	q := &deliveryQueue{}
+	q.endpoint("A", true)
+	q.endpoint("B", true)
+	for i := range 6 {
+		q.add(fmt.Sprintf("a%d", i), "A", engine.DeliveryPending, now.Add(-time.Duration(20-2*i)*time.Minute), time.Time{})
+		q.add(fmt.Sprintf("b%d", i), "B", engine.DeliveryPending, now.Add(-time.Duration(19-2*i)*time.Minute), time.Time{})
+	}
+	q.create(t, s)
+	for i, c := range []struct {
+		fast            []string
+		fastPerEndpoint int
+		limit           int
+		want            string
+	}{
+		{[]string{"whe_A"}, 4, 100, "a0,b0,a1,b1,a2,a3"},
+		{[]string{"whe_B", "whe_missing"}, 5, 100, "a0,b0,a1,b1,b2,b3,b4"},
+		{[]string{"whe_A", "whe_B"}, 3, 4, "a0,b0,a1,b1"},
+		{[]string{"whe_A"}, 0, 100, "a0,b0,a1,b1"}, // no fast cap: PerEndpoint for all
+		{nil, 4, 100, "a0,b0,a1,b1"},
+		{[]string{"whe_A"}, 100, 3, "a0,b0,a1"},
+	} {
+		at := now.Add(time.Duration(i) * 2 * time.Hour)
+		p := engine.ClaimParams{Now: at, Owner: fmt.Sprintf("w%d", i), LeasedUntil: at.Add(time.Hour), Limit: c.limit}
+		if got := claimIDs(t, s, claimDeliveriesFast(2, c.fast, c.fastPerEndpoint), deliveryLease, p); got != c.want {
+			t.Errorf("claim %d (cap 2, fast %v at %d, limit %d) = %s, want %s", i, c.fast, c.fastPerEndpoint, c.limit, got, c.want)
+		}
+	}
+}

@@ -973,7 +973,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	}{
 		{"attempts", claimQuery, "attempts_due", []any{"w", now, now, 5}},
 		{"payouts", claimPayoutsQuery, "withdrawals_due", []any{"w", now, now, 5}},
-		{"deliveries", claimDeliveriesQuery, "deliveries_due", []any{"w", now, now, []string{"whe_x"}, 3, 5}},
+		{"deliveries", claimDeliveriesQuery, "deliveries_due", []any{"w", now, now, []string{"whe_x"}, 3, 5, []string{"whe_y"}, 8}},
 		// The queue gauges, read on every scrape: one query, each queue through its claim's index.
 		{"queue attempts", countQueuesQuery, "attempts_due", nil},
 		{"queue payouts", countQueuesQuery, "withdrawals_due", nil},

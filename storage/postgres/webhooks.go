@@ -129,7 +129,7 @@ const dueDelivery = `d.status = '` + engine.DeliveryPending + `'
 // claimDeliveriesQuery leases the due deliveries of enabled endpoints not
 // among the excluded ones: arguments owner, leased until, now, the
 // excluded endpoint IDs (a text array, never NULL), the per-endpoint cap,
-// limit.
+// limit, the fast endpoint IDs (a text array, never NULL) and their cap.
 //
 // FOR UPDATE cannot lock the rows of a query with a window function, so the
 // claim has two steps. The candidates CTE numbers each endpoint's due
@@ -142,12 +142,12 @@ const dueDelivery = `d.status = '` + engine.DeliveryPending + `'
 // Both are MATERIALIZED so that each runs exactly once.
 const claimDeliveriesQuery = `WITH candidates AS MATERIALIZED (
 		SELECT id FROM (
-			SELECT d.id, d.next_attempt_at,
+			SELECT d.id, d.endpoint_id, d.next_attempt_at,
 				ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at NULLS FIRST, d.id) AS n
 			FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 			WHERE ` + dueDelivery + `
 				AND e.enabled AND NOT (d.endpoint_id = ANY ($4::text[]))) c
-		WHERE n <= $5
+		WHERE n <= CASE WHEN endpoint_id = ANY ($7::text[]) THEN $8::bigint ELSE $5::bigint END
 		ORDER BY next_attempt_at NULLS FIRST, id LIMIT $6),
 	locked AS MATERIALIZED (
 		SELECT d.id FROM deliveries d
@@ -175,8 +175,14 @@ func (t *tx) ClaimDueDeliveries(ctx context.Context, p engine.ClaimDeliveriesPar
 	if exclude == nil {
 		exclude = []string{}
 	}
+	fast, fastPerEndpoint := p.FastEndpoints, perEndpoint
+	if fast == nil || p.FastPerEndpoint <= 0 {
+		fast = []string{}
+	} else {
+		fastPerEndpoint = min(p.FastPerEndpoint, p.Limit)
+	}
 	out, err := queryList(ctx, t, scanDelivery, claimDeliveriesQuery,
-		p.Owner, zeroNull(p.LeasedUntil), p.Now, exclude, perEndpoint, p.Limit)
+		p.Owner, zeroNull(p.LeasedUntil), p.Now, exclude, perEndpoint, p.Limit, fast, fastPerEndpoint)
 	if err != nil {
 		return nil, err
 	}

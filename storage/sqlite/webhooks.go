@@ -146,26 +146,31 @@ func (t *tx) ListDeliveries(ctx context.Context, p engine.ListDeliveriesParams) 
 
 // claimDeliveriesQuery leases the due deliveries of enabled endpoints not
 // among exclude endpoint IDs: arguments owner, leased until, now, now, the
-// exclude IDs, the per-endpoint cap, limit. Like claimQuery it spells the
+// exclude IDs, the fast IDs and their cap (if any fast), the per-endpoint
+// cap, limit. Like claimQuery it spells the
 // deliveries_due partial index's WHERE clause as a literal. The window
 // numbers each endpoint's candidates in due order, so the cap keeps the
 // earliest of each; the outer ORDER BY and LIMIT then keep the earliest of
 // those. Unlike the other claims it reads every due candidate, not just
 // limit of them: the cap needs them numbered before the limit applies.
-func claimDeliveriesQuery(exclude int) string {
+func claimDeliveriesQuery(exclude, fast int) string {
 	notIn := ""
 	if exclude > 0 {
 		notIn = ` AND d.endpoint_id NOT IN (` + placeholders(exclude) + `)`
 	}
+	capped := `n <= ?`
+	if fast > 0 {
+		capped = `n <= CASE WHEN endpoint_id IN (` + placeholders(fast) + `) THEN ? ELSE ? END`
+	}
 	return `UPDATE deliveries SET lease_owner = ?, leased_until = ?
 	WHERE id IN (
 		SELECT id FROM (
-			SELECT d.id, d.next_attempt_at,
+			SELECT d.id, d.endpoint_id, d.next_attempt_at,
 				ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS n
 			FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 			WHERE d.status = '` + engine.DeliveryPending + `' AND d.next_attempt_at <= ? AND d.leased_until <= ?
 				AND e.enabled = 1` + notIn + `)
-		WHERE n <= ?
+		WHERE ` + capped + `
 		ORDER BY next_attempt_at, id LIMIT ?)
 	RETURNING ` + deliveryColumns
 }
@@ -184,13 +189,23 @@ func (t *tx) ClaimDueDeliveries(ctx context.Context, p engine.ClaimDeliveriesPar
 		perEndpoint = min(p.PerEndpoint, p.Limit)
 	}
 	now := micros(p.Now)
-	args := make([]any, 0, 6+len(p.ExcludeEndpoints))
+	args := make([]any, 0, 7+len(p.ExcludeEndpoints)+len(p.FastEndpoints))
 	args = append(args, p.Owner, epochMicros(p.LeasedUntil), now, now)
 	for _, id := range p.ExcludeEndpoints {
 		args = append(args, id)
 	}
+	fast := p.FastEndpoints
+	if p.FastPerEndpoint <= 0 {
+		fast = nil
+	}
+	for _, id := range fast {
+		args = append(args, id)
+	}
+	if len(fast) > 0 {
+		args = append(args, min(p.FastPerEndpoint, p.Limit))
+	}
 	args = append(args, perEndpoint, p.Limit)
-	out, err := queryList(ctx, t, scanDelivery, claimDeliveriesQuery(len(p.ExcludeEndpoints)), args...)
+	out, err := queryList(ctx, t, scanDelivery, claimDeliveriesQuery(len(p.ExcludeEndpoints), len(fast)), args...)
 	if err != nil {
 		return nil, err
 	}

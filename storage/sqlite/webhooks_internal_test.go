@@ -18,16 +18,22 @@ func TestClaimDeliveriesUsesDueIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, exclude := range []int{0, 2} {
+	for _, c := range []struct{ exclude, fast int }{{0, 0}, {2, 0}, {0, 2}, {2, 2}} {
 		args := []any{"w", 2, 1, 1}
-		for range exclude {
+		for range c.exclude {
 			args = append(args, "whe_x")
 		}
+		for range c.fast {
+			args = append(args, "whe_y")
+		}
+		if c.fast > 0 {
+			args = append(args, 8)
+		}
 		args = append(args, 3, 5)
-		plan := queryPlan(t, s.writer, claimDeliveriesQuery(exclude), args...)
+		plan := queryPlan(t, s.writer, claimDeliveriesQuery(c.exclude, c.fast), args...)
 		if !strings.Contains(plan, "SEARCH d USING INDEX deliveries_due") || strings.Contains(plan, "SCAN d") ||
 			strings.Contains(plan, "SCAN e") || strings.Contains(plan, "SCAN deliveries") {
-			t.Errorf("delivery claim plan with %d excluded:\n%s", exclude, plan)
+			t.Errorf("delivery claim plan with %d excluded, %d fast:\n%s", c.exclude, c.fast, plan)
 		}
 	}
 }
