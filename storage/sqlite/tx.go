@@ -64,6 +64,25 @@ func queryList[T any](ctx context.Context, t *tx, scan func(scanner) (*T, error)
 	return out, interpretError(err)
 }
 
+// getRow reads the one row query selects with scan: through readRow on
+// the reader pool (ReadOne), through database/sql in a transaction.
+func getRow[T any](ctx context.Context, t *tx, scan func(scanner) (*T, error), query string, args ...any) (*T, error) {
+	db, ok := t.tx.(*sql.DB)
+	if !ok {
+		return scan(t.tx.QueryRowContext(ctx, query, args...))
+	}
+	var v *T
+	err := readRow(ctx, db, query, args, func(r *rowValues) error {
+		var err error
+		v, err = scan(r)
+		return err
+	})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return v, nil
+}
+
 // Organizations.
 
 const orgColumns = schema.OrgColumns
@@ -310,18 +329,18 @@ func (t *tx) CreateDeposit(ctx context.Context, d *engine.Deposit) error {
 }
 
 func (t *tx) GetDeposit(ctx context.Context, organizationID, id string) (*engine.Deposit, error) {
-	return scanDeposit(t.tx.QueryRowContext(ctx,
-		`SELECT `+depositColumns+` FROM deposits WHERE id = ? AND organization_id = ?`, id, organizationID))
+	return getRow(ctx, t, scanDeposit,
+		`SELECT `+depositColumns+` FROM deposits WHERE id = ? AND organization_id = ?`, id, organizationID)
 }
 
 func (t *tx) GetDepositByMerchantID(ctx context.Context, organizationID, merchantID string) (*engine.Deposit, error) {
-	return scanDeposit(t.tx.QueryRowContext(ctx,
-		`SELECT `+depositColumns+` FROM deposits WHERE organization_id = ? AND merchant_id = ?`, organizationID, merchantID))
+	return getRow(ctx, t, scanDeposit,
+		`SELECT `+depositColumns+` FROM deposits WHERE organization_id = ? AND merchant_id = ?`, organizationID, merchantID)
 }
 
 func (t *tx) GetDepositByCheckoutToken(ctx context.Context, token string) (*engine.Deposit, error) {
-	return scanDeposit(t.tx.QueryRowContext(ctx,
-		`SELECT `+depositColumns+` FROM deposits WHERE checkout_token = ?`, token))
+	return getRow(ctx, t, scanDeposit,
+		`SELECT `+depositColumns+` FROM deposits WHERE checkout_token = ?`, token)
 }
 
 func (t *tx) UpdateDeposit(ctx context.Context, d *engine.Deposit) error {
