@@ -52,7 +52,12 @@ func readRowOnce(ctx context.Context, db *sql.DB, query string, args []driver.Na
 		if !ok {
 			return fmt.Errorf("sqlite: driver connection %T cannot query", dc)
 		}
-		rows, err := q.QueryContext(ctx, query, args)
+		// Given a context that can end, the driver starts a goroutine per
+		// query to watch it. A one-row read by key is over before an
+		// interrupt could land, and a WAL reader waits for no writer;
+		// db.Conn has checked ctx. Lost: cutting short the rare wait for a
+		// file another process holds exclusively (busy_timeout bounds it).
+		rows, err := q.QueryContext(context.WithoutCancel(ctx), query, args)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -67,5 +68,20 @@ func TestReadOneSeesOtherProcess(t *testing.T) {
 	got, err := readDeposit(t, s1, "dep_1")
 	if err != nil || got.AttemptsUsed != 10 || got.Status != engine.StatusSucceeded || !got.UpdatedAt.Equal(d.UpdatedAt) {
 		t.Fatalf("after the other store's last update: %+v, %v", got, err)
+	}
+}
+
+// A read for a request that has already ended does not run.
+func TestReadOneEndedContext(t *testing.T) {
+	s, _ := openStore(t)
+	createOrg(t, s, "org_1")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := s.ReadOne(ctx, func(ctx context.Context, tx engine.Tx) error {
+		_, err := tx.GetDeposit(ctx, "org_1", "dep_1")
+		return err
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("ReadOne with an ended context: %v, want context.Canceled", err)
 	}
 }
