@@ -92,8 +92,8 @@ func readRowOnce(ctx context.Context, db *sql.DB, query string, args []driver.Na
 // driverValue is what database/sql makes of an argument for a driver
 // without a NamedValueChecker, as modernc's is.
 func driverValue(a any) (driver.Value, error) {
-	if s, ok := a.(string); ok {
-		return s, nil
+	if _, ok := a.(string); ok {
+		return a, nil // as it is: boxing it again would allocate
 	}
 	return driver.DefaultParameterConverter.ConvertValue(a)
 }
