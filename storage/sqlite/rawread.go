@@ -102,7 +102,10 @@ func driverValue(a any) (driver.Value, error) {
 // the store's scan functions use: what database/sql's Scan does for them,
 // without its reflection. A destination of another type is an error, never
 // a silent guess.
-type rowValues struct{ v []driver.Value }
+type rowValues struct {
+	v    []driver.Value
+	dest []any // getRow's destinations, reused
+}
 
 // Scan assigns the row's columns, in order, to dest.
 func (r *rowValues) Scan(dest ...any) error {
