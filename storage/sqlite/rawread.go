@@ -13,7 +13,8 @@ import (
 // Reads of one row on the reader pool (ReadOne) go to the driver's own
 // statement through (*sql.Conn).Raw, not through database/sql's Row: its
 // Rows, the goroutine that watches the query's context, its locks and its
-// reflection-driven Scan were a quarter of a signed GET's CPU in profiles.
+// reflection-driven Scan were about a tenth of a signed GET's CPU in
+// profiles.
 // The read is still one statement on one connection, so it still reads one
 // snapshot, and it reads the file each time: nothing is cached but the
 // prepared statement.
