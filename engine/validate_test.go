@@ -2,6 +2,8 @@ package engine
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +163,32 @@ func TestCheckText(t *testing.T) {
 	for _, good := range []string{"Agent Rahim", "দোকান", "O'Brien & Co. <ltd>"} {
 		if err := checkText("name", good); err != nil {
 			t.Errorf("%q refused: %v", good, err)
+		}
+	}
+}
+
+// FormatAmount's hand-made path gives what StringFixed(2) gives, for the
+// amounts it takes (at most two decimals, 15 digits) and around them.
+func TestFormatAmountMatchesStringFixed(t *testing.T) {
+	var cases []decimal.Decimal
+	for _, s := range []string{"0", "0.0", "0.00", "0.5", "0.05", "-0.05", "-0.5", "-1", "1", "10", "99.99", "100.10",
+		"750.50", "25000", "999999999999999", "999999999999999.99", "-999999999999999.99", "1000000000000000",
+		"9999999999999999.99", "0.001", "0.005", "-0.005", "1.235", "5E+2", "1e3", "123456789012345678901234567890.1"} {
+		cases = append(cases, decimal.RequireFromString(s))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 100_000 {
+		digits := r.IntN(17) + 1
+		v := r.Int64N(int64(math.Pow10(digits)))
+		if r.IntN(4) == 0 {
+			v = -v
+		}
+		cases = append(cases, decimal.New(v, -int32(r.IntN(4))), decimal.New(v, int32(r.IntN(2))))
+	}
+	cases = append(cases, decimal.Decimal{}, decimal.NewFromInt(math.MaxInt64), decimal.New(math.MinInt64, -2))
+	for _, d := range cases {
+		if got, want := FormatAmount(d), d.StringFixed(2); got != want {
+			t.Fatalf("FormatAmount(%s) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -121,8 +121,9 @@ func redirectCreatedView(d *Deposit, now time.Time) RedirectDepositCreated {
 }
 
 func h2hView(d *Deposit, now time.Time, apiPrefix string) H2HDeposit {
+	amount := FormatAmount(d.Amount)
 	v := H2HDeposit{
-		ID: d.ID, Amount: FormatAmount(d.Amount), PaymentMethod: d.PaymentMethod,
+		ID: d.ID, Amount: amount, PaymentMethod: d.PaymentMethod,
 		Status: d.Status, Metadata: d.Metadata, MerchantID: d.MerchantID,
 		CheckoutMode: CheckoutH2H, ExpiresAt: FormatTime(d.ExpiresAt),
 		Verification: VerificationState{
@@ -146,7 +147,7 @@ func h2hView(d *Deposit, now time.Time, apiPrefix string) H2HDeposit {
 		Operation: d.Operation,
 		Recipient: Recipient{Type: "phone", Value: d.RecipientPhone, Name: nullable(d.RecipientName)},
 		QRPayload: nullable(d.QRPayload),
-		Amount:    FormatAmount(d.Amount),
+		Amount:    amount,
 		Currency:  Currency,
 		Verification: VerificationTarget{
 			Endpoint:       apiPrefix + "/v1/deposits/" + d.ID + "/verify",

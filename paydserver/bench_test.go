@@ -1,6 +1,7 @@
 package paydserver_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -27,7 +28,11 @@ func BenchmarkSignedGetDeposit(b *testing.B) {
 	path := "/api/v1/deposits/" + paydtest.Str(res.JSON, "id")
 	ts := signing.Timestamp(s.Now())
 	sig := signing.Sign([]byte(org.Secret), ts, http.MethodGet, path, nil)
-	req := httptest.NewRequest(http.MethodGet, path, nil)
+	// net/http's server gives every request a context that ends with its
+	// connection; the store's read watches it (httptest's never ends).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
 	req.Header.Set("Authorization", "Bearer "+org.APIKey)
 	req.Header.Set(signing.TimestampHeader, ts)
 	req.Header.Set(signing.SignatureHeader, sig)

@@ -245,11 +245,19 @@ func (s *server) handle(h handlerFunc) http.Handler {
 	})
 }
 
+var (
+	jsonContentType = []string{"application/json"}
+	noStore         = []string{"no-store"}
+)
+
 // writeJSON writes v without HTML escaping, so metadata strings come back
 // byte for byte as they were sent.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
+	// Shared values, not Header.Set's fresh slice each: net/http only reads
+	// them, and Add would copy before appending (cap 1).
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Cache-Control"] = noStore
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -121,9 +121,17 @@ func measureBareHTTP(ctx context.Context, dir string, n int, d time.Duration, si
 	// work per request is the same on both sides of the ratio.
 	bearer := "Bearer payd_sk_" + strings.Repeat("x", 43)
 	c := &client{host: addr, bearer: bearer, secret: bareSecret, conns: newConnPool(addr, n+4)}
-	return drive(ctx, n, d, 0, func(ctx context.Context, _, _ int) error {
+	// Its CPU as payd's: the two sides' CPU per GET compare even where the
+	// machine is shared and their throughputs were measured under other load.
+	meter := cpuMeter{paydPID: cmd.Process.Pid, requests: c.handled}
+	meter.start()
+	res, err := drive(ctx, n, d, 0, func(ctx context.Context, _, _ int) error {
 		return c.call(ctx, "GET", "/bare", nil, sign, http.StatusOK, nil)
 	})
+	if res != nil {
+		res.cpu = meter.stop()
+	}
+	return res, err
 }
 
 var bareSecret = []byte("payd_ss_" + strings.Repeat("x", 43))

@@ -143,6 +143,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"ReadTxSeesNoUncommittedWrites", testReadTxSeesNoUncommittedWrites},
 			{"ReadTxSnapshot", testReadTxSnapshot},
 			{"ReadOne", testReadOne},
+			{"ReadOneDeposit", testReadOneDeposit},
 		}},
 		{"Concurrency", []test{
 			{"SameDepositMerchantID", testConcurrentSameDepositMerchantID},

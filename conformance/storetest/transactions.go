@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/payd-engine/payd/engine"
 )
@@ -222,4 +223,63 @@ func testReadOne(t *testing.T, s Store) {
 		return tx.CreateOrganization(ctx, newOrg("org_4"))
 	})
 	wantOrgs(t, s, map[string]bool{"org_3": false, "org_4": false, "org_2": true})
+}
+
+// ReadOne reads a deposit as ReadTx does, every column (a NULL wallet
+// included), and sees each update committed after the read before.
+func testReadOneDeposit(t *testing.T, s Store) {
+	r, ok := s.(engine.OneReader)
+	if !ok {
+		t.Skip("the store is not an engine.OneReader")
+	}
+	mustOrgs(t, s, "org_1")
+	create(t, s, engine.Tx.CreateWallet, newWallet("wal_1", "org_1", engine.ChannelBkash, engine.OperationCashOut, "01800000000"))
+	h2h := newDeposit("dep_h2h", "org_1", "m_h2h")
+	h2h.CheckoutMode, h2h.Action, h2h.Metadata = engine.CheckoutH2H, engine.ActionDisplayInstructions, []byte(`{"a":[1,"x"]}`)
+	h2h.Channel, h2h.Operation, h2h.WalletID = engine.ChannelBkash, engine.OperationCashOut, "wal_1"
+	h2h.RecipientPhone, h2h.RecipientName, h2h.QRPayload, h2h.AttemptsUsed = "01800000000", "Agent ☃", "qr", 2
+	redirect := newDeposit("dep_redirect", "org_1", "m_redirect") // no wallet: NULL
+	create(t, s, engine.Tx.CreateDeposit, h2h, redirect)
+	readOne := func(id string) *engine.Deposit {
+		t.Helper()
+		var d *engine.Deposit
+		if err := r.ReadOne(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+			var err error
+			d, err = tx.GetDeposit(ctx, "org_1", id)
+			return err
+		}); err != nil {
+			t.Fatalf("ReadOne of %s: %v", id, err)
+		}
+		return d
+	}
+	for _, want := range []*engine.Deposit{h2h, redirect} {
+		assertEqual(t, readOne(want.ID), want)
+		for name, by := range map[string]func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error){
+			"merchant ID": func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
+				return tx.GetDepositByMerchantID(ctx, "org_1", want.MerchantID)
+			},
+			"checkout token": func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
+				return tx.GetDepositByCheckoutToken(ctx, want.CheckoutToken)
+			},
+		} {
+			var got *engine.Deposit
+			err := r.ReadOne(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+				var err error
+				got, err = by(ctx, tx)
+				return err
+			})
+			if err != nil {
+				t.Fatalf("ReadOne of %s by %s: %v", want.ID, name, err)
+			}
+			assertEqual(t, got, want)
+		}
+		assertEqual(t, readOne(want.ID), get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
+			return tx.GetDeposit(ctx, "org_1", want.ID)
+		}))
+	}
+	for i := range 3 {
+		h2h.AttemptsUsed, h2h.UpdatedAt = 3+i, base.Add(time.Duration(i+1)*time.Second)
+		write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateDeposit(ctx, h2h) })
+		assertEqual(t, readOne(h2h.ID), h2h)
+	}
 }

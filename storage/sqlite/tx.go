@@ -64,6 +64,30 @@ func queryList[T any](ctx context.Context, t *tx, scan func(scanner) (*T, error)
 	return out, interpretError(err)
 }
 
+// getRow reads the one row query selects into a new T, whose column
+// destinations dests appends: through readRow on the reader pool
+// (ReadOne), reusing the connection's slice for them, and through
+// database/sql in a transaction.
+func getRow[T any](ctx context.Context, t *tx, dests func(*T, []any) []any, query string, args ...any) (*T, error) {
+	v := new(T)
+	db, ok := t.tx.(*sql.DB)
+	if !ok {
+		if err := t.tx.QueryRowContext(ctx, query, args...).Scan(dests(v, nil)...); err != nil {
+			return nil, interpretError(err)
+		}
+		return v, nil
+	}
+	err := readRow(ctx, db, query, args, func(r *rowValues) error {
+		r.dest = dests(v, r.dest[:0])
+		defer clear(r.dest)
+		return r.Scan(r.dest...)
+	})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return v, nil
+}
+
 // Organizations.
 
 const orgColumns = schema.OrgColumns
@@ -288,15 +312,19 @@ const depositColumns = schema.DepositColumns
 
 func scanDeposit(row scanner) (*engine.Deposit, error) {
 	var d engine.Deposit
-	err := row.Scan(&d.ID, &d.OrganizationID, &d.MerchantID, &d.CheckoutMode, decimalCol{&d.Amount}, &d.PaymentMethod,
+	if err := row.Scan(depositDests(&d, nil)...); err != nil {
+		return nil, interpretError(err)
+	}
+	return &d, nil
+}
+
+// depositDests appends the destinations of depositColumns in d to dst.
+func depositDests(d *engine.Deposit, dst []any) []any {
+	return append(dst, &d.ID, &d.OrganizationID, &d.MerchantID, &d.CheckoutMode, decimalCol{&d.Amount}, &d.PaymentMethod,
 		&d.RedirectURL, &d.PayerPhone, bytesCol{&d.Metadata}, &d.Status, &d.Action, &d.CheckoutToken, &d.CheckoutURL,
 		&d.Channel, &d.Operation, stringCol{&d.WalletID}, &d.RecipientPhone, &d.RecipientName, &d.QRPayload,
 		&d.VerificationState, &d.AttemptsUsed, &d.FailureCode, &d.ProviderTransactionID,
 		timeCol{&d.ExpiresAt}, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt})
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	return &d, nil
 }
 
 func (t *tx) CreateDeposit(ctx context.Context, d *engine.Deposit) error {
@@ -310,18 +338,18 @@ func (t *tx) CreateDeposit(ctx context.Context, d *engine.Deposit) error {
 }
 
 func (t *tx) GetDeposit(ctx context.Context, organizationID, id string) (*engine.Deposit, error) {
-	return scanDeposit(t.tx.QueryRowContext(ctx,
-		`SELECT `+depositColumns+` FROM deposits WHERE id = ? AND organization_id = ?`, id, organizationID))
+	return getRow(ctx, t, depositDests,
+		`SELECT `+depositColumns+` FROM deposits WHERE id = ? AND organization_id = ?`, id, organizationID)
 }
 
 func (t *tx) GetDepositByMerchantID(ctx context.Context, organizationID, merchantID string) (*engine.Deposit, error) {
-	return scanDeposit(t.tx.QueryRowContext(ctx,
-		`SELECT `+depositColumns+` FROM deposits WHERE organization_id = ? AND merchant_id = ?`, organizationID, merchantID))
+	return getRow(ctx, t, depositDests,
+		`SELECT `+depositColumns+` FROM deposits WHERE organization_id = ? AND merchant_id = ?`, organizationID, merchantID)
 }
 
 func (t *tx) GetDepositByCheckoutToken(ctx context.Context, token string) (*engine.Deposit, error) {
-	return scanDeposit(t.tx.QueryRowContext(ctx,
-		`SELECT `+depositColumns+` FROM deposits WHERE checkout_token = ?`, token))
+	return getRow(ctx, t, depositDests,
+		`SELECT `+depositColumns+` FROM deposits WHERE checkout_token = ?`, token)
 }
 
 func (t *tx) UpdateDeposit(ctx context.Context, d *engine.Deposit) error {
