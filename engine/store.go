@@ -287,6 +287,11 @@ type Tx interface {
 	// GetWithdrawalByMerchantID returns ErrNotFound unless the
 	// organization has a withdrawal with that merchant_id.
 	GetWithdrawalByMerchantID(ctx context.Context, organizationID, merchantID string) (*Withdrawal, error)
+	// TakenWithdrawalMerchantIDs returns which of merchantIDs the
+	// organization has withdrawals with (the transaction's own included):
+	// a batch of withdrawal creates looks them up in one statement, under
+	// the organization's lock, instead of learning it from each insert.
+	TakenWithdrawalMerchantIDs(ctx context.Context, organizationID string, merchantIDs []string) (map[string]bool, error)
 
 	// ReleaseLeases gives up every lease owner holds on open work (running
 	// attempts, processing withdrawals, pending deliveries): it clears their

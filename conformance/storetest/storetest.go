@@ -96,6 +96,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		}},
 		{"Reliability", []test{
 			{"WithdrawalByMerchantID", testWithdrawalByMerchantID},
+			{"TakenWithdrawalMerchantIDs", testTakenWithdrawalMerchantIDs},
 			{"ReleaseLeases", testReleaseLeases},
 			{"AuditRoundTrip", testAuditRoundTrip},
 		}},
