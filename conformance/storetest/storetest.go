@@ -76,6 +76,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Withdrawals", []test{
 			{"RoundTrip", testWithdrawalRoundTrip},
 			{"DuplicateMerchantID", testWithdrawalDuplicateMerchantID},
+			{"Pipeline", testPipeline},
 			{"Claim", testClaimQueue(payoutQueue)},
 		}},
 		{"Webhooks", []test{

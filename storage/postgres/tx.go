@@ -21,6 +21,8 @@ type tx struct {
 	tx querier
 	// readOnly is set in ReadTx, where SELECT ... FOR UPDATE is an error.
 	readOnly bool
+	// pipe, in a Pipeline, queues inserts (see insert).
+	pipe *pipe
 }
 
 var _ engine.Tx = (*tx)(nil)
@@ -45,7 +47,13 @@ func (t *tx) lockRow() string {
 // uniqueness constraint (including the primary key) kept the row out. Not
 // raising the violation leaves the transaction usable, as a failed insert
 // leaves SQLite's: a Postgres error would abort the rest of it.
+//
+// In a Pipeline it only queues the insert, and the error comes later.
 func (t *tx) insert(ctx context.Context, what string, query string, args ...any) error {
+	if t.pipe != nil {
+		t.pipe.queue(what, query+` ON CONFLICT DO NOTHING`, args)
+		return nil
+	}
 	tag, err := t.tx.Exec(ctx, query+` ON CONFLICT DO NOTHING`, args...)
 	if err != nil {
 		return interpretError(err)
