@@ -493,44 +493,38 @@ func (s *sharedTx) journal(ctx context.Context, tx Tx, j *Journal, now time.Time
 }
 
 // flush writes what the functions left to the end: the wallets' last
-// assignments, then the journals by organization.
+// assignments, the writes queued (write), then the journals by
+// organization.
 func (s *sharedTx) flush(ctx context.Context, tx Tx) error {
 	if s.pools != nil {
 		if err := s.pools.flush(ctx, tx); err != nil {
 			return err
 		}
 	}
-	if len(s.writes) > 0 {
-		writes := s.writes
-		s.writes = nil
-		ctx := s.with(ctx)
-		run := func(tx Tx) error {
-			for _, w := range writes {
-				if err := w(ctx, tx); err != nil {
-					return err
-				}
+	// The queued writes, then the journals, in one round trip where the
+	// store pipelines.
+	ctx = s.with(ctx)
+	writes, journals := s.writes, s.journals
+	s.writes, s.journals = nil, nil
+	slices.SortStableFunc(journals, func(x, y *Journal) int { return strings.Compare(x.OrganizationID, y.OrganizationID) })
+	run := func(tx Tx) error {
+		for _, w := range writes {
+			if err := w(ctx, tx); err != nil {
+				return err
 			}
-			return nil
 		}
-		var err error
-		if p, ok := tx.(Pipeliner); ok {
-			err = p.Pipeline(ctx, run)
-		} else {
-			err = run(tx)
+		if jc, ok := tx.(JournalsCreator); ok && len(journals) > 1 {
+			return jc.CreateJournals(ctx, journals)
 		}
-		if err != nil {
-			return err
+		for _, j := range journals {
+			if err := tx.CreateJournal(ctx, j); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	slices.SortStableFunc(s.journals, func(x, y *Journal) int { return strings.Compare(x.OrganizationID, y.OrganizationID) })
-	defer func() { s.journals = nil }()
-	if jc, ok := tx.(JournalsCreator); ok && len(s.journals) > 1 {
-		return jc.CreateJournals(ctx, s.journals)
+	if p, ok := tx.(Pipeliner); ok && len(writes)+len(journals) > 0 {
+		return p.Pipeline(ctx, run)
 	}
-	for _, j := range s.journals {
-		if err := tx.CreateJournal(ctx, j); err != nil {
-			return err
-		}
-	}
-	return nil
+	return run(tx)
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,10 +16,11 @@ type batchSender interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
-// Pipeline runs fn on a tx whose inserts (insert) are queued and sent
-// together, in one round trip, before its next other statement or when fn
-// returns (engine.Pipeliner): a shared transaction's withdrawals, events
-// and deliveries cost one round trip instead of one each.
+// Pipeline runs fn on a tx whose inserts and journals (execChecked) are
+// queued and sent together, in one round trip, before its next other
+// statement or when fn returns (engine.Pipeliner): a shared transaction's
+// withdrawals, events, deliveries and journals cost one round trip instead
+// of one or more each.
 func (t *tx) Pipeline(ctx context.Context, fn func(tx engine.Tx) error) error {
 	bs, ok := t.tx.(batchSender)
 	if !ok || t.pipe != nil {
@@ -39,17 +39,6 @@ type pipe struct {
 	querier
 	sender batchSender
 	queued pgx.Batch
-}
-
-// queue adds an INSERT ... ON CONFLICT DO NOTHING to the batch: ErrDuplicate
-// when it is sent if it inserted nothing (see insert).
-func (p *pipe) queue(what, query string, args []any) {
-	p.queued.Queue(query, args...).Exec(func(tag pgconn.CommandTag) error {
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("%w: %s", engine.ErrDuplicate, what)
-		}
-		return nil
-	})
 }
 
 // send sends the queued statements and reads their answers: the first
