@@ -452,7 +452,9 @@ func (s *sharedTx) withdrawalMerchantIDTaken(ctx context.Context, tx Tx, orgID, 
 	}
 	for _, id := range ids {
 		if _, ok := taken[id]; !ok {
-			taken[id] = found[id] // what is looked up stays so: see above
+			// Under the lock only this batch's own queued withdrawals
+			// (takeWithdrawalMerchantID) can change what was looked up.
+			taken[id] = found[id]
 		}
 	}
 	return taken[merchantID], nil

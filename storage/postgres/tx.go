@@ -21,7 +21,7 @@ type tx struct {
 	tx querier
 	// readOnly is set in ReadTx, where SELECT ... FOR UPDATE is an error.
 	readOnly bool
-	// pipe, in a Pipeline, queues inserts (see insert).
+	// pipe, in a Pipeline, queues the statements of execChecked.
 	pipe *pipe
 }
 
