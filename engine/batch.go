@@ -83,6 +83,9 @@ type batchItem struct {
 	// a key (see txBatcher).
 	key string
 	fn  batchFunc
+	// hint is what fn will look up, for sharedTx to look up the batch's
+	// hints of its key at once (a withdrawal create's merchant_id).
+	hint string
 
 	// ready receives once: the lead (lead set) or the outcome (err, or
 	// alone when the function must run in a transaction of its own).
@@ -155,10 +158,15 @@ var errBatchPanicked = errors.New("a function of the batch panicked")
 // functions (see txBatcher); as for Store.InTx, fn must be safe to run more
 // than once. It returns fn's error, or the transaction's.
 func (b *txBatcher) inTx(ctx context.Context, key string, fn batchFunc) error {
+	return b.inTxHinted(ctx, key, "", fn)
+}
+
+// inTxHinted is inTx with a hint of what fn will look up (see batchItem).
+func (b *txBatcher) inTxHinted(ctx context.Context, key, hint string, fn batchFunc) error {
 	if b.max <= 1 {
 		return b.inOwnTx(ctx, fn)
 	}
-	it := &batchItem{ctx: ctx, key: key, fn: fn, ready: make(chan struct{}, 1)}
+	it := &batchItem{ctx: ctx, key: key, fn: fn, hint: hint, ready: make(chan struct{}, 1)}
 	b.mu.Lock()
 	b.queue = append(b.queue, it)
 	b.dispatch()
@@ -263,6 +271,11 @@ func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 	err := b.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		shared := newSharedTx(newLockedPools()) // afresh each time InTx runs this
 		for _, it := range live {
+			if it.hint != "" {
+				shared.hints[it.key] = append(shared.hints[it.key], it.hint)
+			}
+		}
+		for _, it := range live {
 			it.notes, it.err = it.notes[:0], nil
 			err := runGuarded(shared.with(context.WithValue(ctx, outcomesKey{}, &it.notes)), tx, shared, it.fn)
 			if r := (refusal{}); errors.As(err, &r) {
@@ -301,6 +314,12 @@ func runGuarded(ctx context.Context, tx Tx, shared *sharedTx, fn batchFunc) (err
 //     under the organization's lock, they are never more than reading the
 //     rows again would give (every debit of available is made under that
 //     lock; a credit committed meanwhile only raises it);
+//   - the merchant_ids of withdrawals taken, looked up once per
+//     organization for the whole batch (the items' hints) under its lock,
+//     then kept current with the withdrawals queued since;
+//   - writes whose answer no function needs (a withdrawal's row and its
+//     event), queued to the flush, where a store that pipelines
+//     (Pipeliner) sends them in one round trip;
 //   - journals, written last (flush), in organization order, so that the
 //     balance rows they update (row locks on Postgres, which serialize an
 //     organization's credits and holds) are held only from then until the
@@ -314,6 +333,9 @@ type sharedTx struct {
 	orgs      map[string]*Organization // by ID, "+lock" when read under LockOrganization
 	endpoints map[string][]*WebhookEndpoint
 	balances  map[string]map[string]decimal.Decimal
+	hints     map[string][]string        // the batch's hints by key (batchItem)
+	taken     map[string]map[string]bool // merchant_ids by organization
+	writes    []func(ctx context.Context, tx Tx) error
 	journals  []*Journal
 }
 
@@ -322,7 +344,8 @@ type sharedKey struct{}
 func newSharedTx(pools *lockedPools) *sharedTx {
 	return &sharedTx{
 		pools: pools, orgs: map[string]*Organization{}, endpoints: map[string][]*WebhookEndpoint{},
-		balances: map[string]map[string]decimal.Decimal{},
+		balances: map[string]map[string]decimal.Decimal{}, hints: map[string][]string{},
+		taken: map[string]map[string]bool{},
 	}
 }
 
@@ -406,6 +429,51 @@ func addTotals(balances map[string]decimal.Decimal, j *Journal) {
 	}
 }
 
+// withdrawalMerchantIDTaken reports whether the organization has a
+// withdrawal with merchantID, this transaction's queued ones included. The
+// first call for an organization looks up its batch's hints (withdrawal
+// creates are batched by organization) with merchantID in one statement.
+// The caller must hold the organization's lock, under which every
+// withdrawal of it is created, so that the answer stays true.
+func (s *sharedTx) withdrawalMerchantIDTaken(ctx context.Context, tx Tx, orgID, merchantID string) (bool, error) {
+	taken, hinted := s.taken[orgID]
+	if t, ok := taken[merchantID]; ok {
+		return t, nil
+	}
+	ids := []string{merchantID}
+	if !hinted {
+		ids = append(ids, s.hints[orgID]...)
+		taken = map[string]bool{}
+		s.taken[orgID] = taken
+	}
+	found, err := tx.TakenWithdrawalMerchantIDs(ctx, orgID, ids)
+	if err != nil {
+		return false, err
+	}
+	for _, id := range ids {
+		if _, ok := taken[id]; !ok {
+			// Under the lock only this batch's own queued withdrawals
+			// (takeWithdrawalMerchantID) can change what was looked up.
+			taken[id] = found[id]
+		}
+	}
+	return taken[merchantID], nil
+}
+
+// takeWithdrawalMerchantID notes a withdrawal queued with merchantID.
+func (s *sharedTx) takeWithdrawalMerchantID(orgID, merchantID string) {
+	if s.taken[orgID] == nil {
+		s.taken[orgID] = map[string]bool{}
+	}
+	s.taken[orgID][merchantID] = true
+}
+
+// write queues a write whose answer the function does not need to the
+// flush, before the journals. Its error fails the transaction there.
+func (s *sharedTx) write(fn func(ctx context.Context, tx Tx) error) {
+	s.writes = append(s.writes, fn)
+}
+
 // journal checks that j balances and queues it for the flush (outside a
 // batch: writes it).
 func (s *sharedTx) journal(ctx context.Context, tx Tx, j *Journal, now time.Time) error {
@@ -427,22 +495,38 @@ func (s *sharedTx) journal(ctx context.Context, tx Tx, j *Journal, now time.Time
 }
 
 // flush writes what the functions left to the end: the wallets' last
-// assignments, then the journals by organization.
+// assignments, the writes queued (write), then the journals by
+// organization.
 func (s *sharedTx) flush(ctx context.Context, tx Tx) error {
 	if s.pools != nil {
 		if err := s.pools.flush(ctx, tx); err != nil {
 			return err
 		}
 	}
-	slices.SortStableFunc(s.journals, func(x, y *Journal) int { return strings.Compare(x.OrganizationID, y.OrganizationID) })
-	defer func() { s.journals = nil }()
-	if jc, ok := tx.(JournalsCreator); ok && len(s.journals) > 1 {
-		return jc.CreateJournals(ctx, s.journals)
-	}
-	for _, j := range s.journals {
-		if err := tx.CreateJournal(ctx, j); err != nil {
-			return err
+	// The queued writes, then the journals, in one round trip where the
+	// store pipelines.
+	ctx = s.with(ctx)
+	writes, journals := s.writes, s.journals
+	s.writes, s.journals = nil, nil
+	slices.SortStableFunc(journals, func(x, y *Journal) int { return strings.Compare(x.OrganizationID, y.OrganizationID) })
+	run := func(tx Tx) error {
+		for _, w := range writes {
+			if err := w(ctx, tx); err != nil {
+				return err
+			}
 		}
+		if jc, ok := tx.(JournalsCreator); ok && len(journals) > 1 {
+			return jc.CreateJournals(ctx, journals)
+		}
+		for _, j := range journals {
+			if err := tx.CreateJournal(ctx, j); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return nil
+	if p, ok := tx.(Pipeliner); ok && len(writes)+len(journals) > 0 {
+		return p.Pipeline(ctx, run)
+	}
+	return run(tx)
 }

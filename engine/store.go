@@ -56,6 +56,18 @@ type JournalsCreator interface {
 	CreateJournals(ctx context.Context, js []*Journal) error
 }
 
+// Pipeliner is implemented by a Tx that can send inserts without waiting
+// for each one's answer (Postgres: many statements in one round trip), for
+// the writes a shared transaction leaves to its end (see sharedTx).
+type Pipeliner interface {
+	// Pipeline runs fn on a Tx whose Create methods may only queue their
+	// insert, sent with the others before fn's next other statement or
+	// when fn returns: an insert's error (ErrDuplicate, ...) is then
+	// returned by that statement or by Pipeline, not by the Create method.
+	// The caller's transaction must not be used after such an error.
+	Pipeline(ctx context.Context, fn func(tx Tx) error) error
+}
+
 // SQLTx is a Tx seen as SQL, for a plug-in that keeps tables of its own
 // (a provider, which ships its SQL per dialect): the Tx of storage/sqlite
 // and storage/postgres implement it, and the plug-in reaches it by a type
@@ -287,6 +299,11 @@ type Tx interface {
 	// GetWithdrawalByMerchantID returns ErrNotFound unless the
 	// organization has a withdrawal with that merchant_id.
 	GetWithdrawalByMerchantID(ctx context.Context, organizationID, merchantID string) (*Withdrawal, error)
+	// TakenWithdrawalMerchantIDs returns which of merchantIDs the
+	// organization has withdrawals with (the transaction's own included):
+	// a batch of withdrawal creates looks them up in one statement, under
+	// the organization's lock, instead of learning it from each insert.
+	TakenWithdrawalMerchantIDs(ctx context.Context, organizationID string, merchantIDs []string) (map[string]bool, error)
 
 	// ReleaseLeases gives up every lease owner holds on open work (running
 	// attempts, processing withdrawals, pending deliveries): it clears their

@@ -131,11 +131,13 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 		return nil, err
 	}
 	// Creates of withdrawals share transactions (group commit, see
-	// txBatcher), ordered by the organization they lock: its lock and
-	// balances are then taken and read once per transaction, and the
-	// balance checked in memory (sharedTx.accountBalances), which the holds
-	// queued before it in the transaction have lowered.
-	err = e.withdraws.inTx(ctx, p.OrganizationID, func(ctx context.Context, tx Tx, shared *sharedTx) error {
+	// txBatcher), ordered by the organization they lock: its lock, its
+	// balances and the batch's merchant_ids are then taken and read once
+	// per transaction, the balance checked in memory
+	// (sharedTx.accountBalances), which the holds queued before it in the
+	// transaction have lowered, and the writes queued to the end of the
+	// transaction, where Postgres sends them in one round trip.
+	err = e.withdraws.inTxHinted(ctx, p.OrganizationID, w.MerchantID, func(ctx context.Context, tx Tx, shared *sharedTx) error {
 		org, err := shared.organization(ctx, tx, p.OrganizationID, true)
 		if err != nil {
 			return err
@@ -147,31 +149,36 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 		w.NextRunAt, w.CreatedAt, w.UpdatedAt = now, now, now
 		// Both refusals come before any write, so that a refused create
 		// leaves a shared transaction to the others (refuse), and a reused
-		// merchant_id is merchant_id_exists whatever the balance: an
-		// insufficient balance looks the merchant_id up first (this
-		// transaction's own inserts included), and an insert that finds it
-		// taken writes nothing (both stores: the statement alone fails).
+		// merchant_id is merchant_id_exists whatever the balance. The
+		// lookup holds until the commit: every withdrawal of the
+		// organization is created under its lock.
+		if taken, err := shared.withdrawalMerchantIDTaken(ctx, tx, org.ID, w.MerchantID); err != nil {
+			return err
+		} else if taken {
+			return refuse(errMerchantIDExists(w.MerchantID))
+		}
 		balances, err := shared.accountBalances(ctx, tx, org.ID)
 		if err != nil {
 			return err
 		}
 		if available := balances[AccountAvailable]; available.LessThan(w.Total()) {
-			if _, err := tx.GetWithdrawalByMerchantID(ctx, org.ID, w.MerchantID); err == nil {
-				return refuse(errMerchantIDExists(w.MerchantID))
-			} else if !errors.Is(err, ErrNotFound) {
-				return err
-			}
 			return refuse(Errorf(CodeInsufficientBalance, "amount: the available balance %s does not cover %s plus %s commission",
 				FormatAmount(available), FormatAmount(w.Amount), FormatAmount(w.Commission)))
 		}
-		if err := tx.CreateWithdrawal(ctx, w); errors.Is(err, ErrDuplicate) {
-			return refuse(errMerchantIDExists(w.MerchantID))
-		} else if err != nil {
+		// Read now, so that the queued event's deliveries find them.
+		if _, err := shared.webhookEndpoints(ctx, tx, org.ID); err != nil {
 			return err
 		}
-		if err := e.writeEvent(ctx, tx, org.ID, EventWithdrawCreated, w.ID, NewWithdrawalView(w), now); err != nil {
-			return err
-		}
+		shared.takeWithdrawalMerchantID(org.ID, w.MerchantID)
+		// The lookup above makes a duplicate impossible; should one come
+		// anyway, UNIQUE (organization_id, merchant_id) refuses it and the
+		// transaction fails, keeping nothing.
+		shared.write(func(ctx context.Context, tx Tx) error {
+			if err := tx.CreateWithdrawal(ctx, w); err != nil {
+				return err
+			}
+			return e.writeEvent(ctx, tx, org.ID, EventWithdrawCreated, w.ID, NewWithdrawalView(w), now)
+		})
 		// The hold last: the balance rows stay locked from here to the
 		// commit (queued to the end of a shared transaction).
 		return shared.journal(ctx, tx, &Journal{

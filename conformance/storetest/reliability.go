@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -185,4 +186,63 @@ func testAuditRoundTrip(t *testing.T, s Store) {
 	}))
 	// The failed append changed nothing.
 	assertEqual(t, list(engine.ListAuditParams{OrganizationID: "org_1"})[0], entries[0])
+}
+
+// testTakenWithdrawalMerchantIDs checks the batch lookup that withdrawal
+// creates make under the organization's lock: exactly the organization's
+// withdrawals' merchant_ids, byte for byte, including the transaction's
+// own inserts.
+func testTakenWithdrawalMerchantIDs(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1", "org_2")
+	quirky := "order-1 ☕ '; DROP TABLE withdrawals; --"
+	create(t, s, engine.Tx.CreateWithdrawal, newWithdrawal("wdr_1", "org_1", quirky),
+		newWithdrawal("wdr_2", "org_2", "order-2"), newWithdrawal("wdr_3", "org_1", "order-3"))
+	create(t, s, engine.Tx.CreateDeposit, newDeposit("dep_a", "org_1", "m_a"))
+	many := []string{quirky, "order-2", "ORDER-3", "order-3", "m_a", "order-3"}
+	for i := range 200 {
+		many = append(many, fmt.Sprintf("other-%d", i))
+	}
+	for _, c := range []struct {
+		org  string
+		ids  []string
+		want []string
+	}{
+		{"org_1", many, []string{quirky, "order-3"}},
+		{"org_2", many, []string{"order-2"}},
+		{"org_1", nil, nil},
+		{"org_x", many, nil},
+		{"", []string{"order-2"}, nil},
+	} {
+		read(t, s, func(ctx context.Context, tx engine.Tx) error {
+			got, err := tx.TakenWithdrawalMerchantIDs(ctx, c.org, c.ids)
+			if err != nil {
+				return err
+			}
+			if len(got) != len(c.want) {
+				t.Errorf("%s: taken %v, want %v", c.org, got, c.want)
+			}
+			for _, id := range c.want {
+				if !got[id] {
+					t.Errorf("%s: taken %v, want %v", c.org, got, c.want)
+				}
+			}
+			return nil
+		})
+	}
+	err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+		if err := tx.CreateWithdrawal(ctx, newWithdrawal("wdr_4", "org_2", "order-4")); err != nil {
+			return err
+		}
+		got, err := tx.TakenWithdrawalMerchantIDs(ctx, "org_2", []string{"order-4", "order-5"})
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 || !got["order-4"] {
+			t.Errorf("in the inserting transaction: taken %v, want order-4", got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -76,6 +76,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Withdrawals", []test{
 			{"RoundTrip", testWithdrawalRoundTrip},
 			{"DuplicateMerchantID", testWithdrawalDuplicateMerchantID},
+			{"Pipeline", testPipeline},
 			{"Claim", testClaimQueue(payoutQueue)},
 		}},
 		{"Webhooks", []test{
@@ -97,6 +98,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		}},
 		{"Reliability", []test{
 			{"WithdrawalByMerchantID", testWithdrawalByMerchantID},
+			{"TakenWithdrawalMerchantIDs", testTakenWithdrawalMerchantIDs},
 			{"ReleaseLeases", testReleaseLeases},
 			{"AuditRoundTrip", testAuditRoundTrip},
 		}},

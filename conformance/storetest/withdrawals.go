@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -129,4 +130,68 @@ func testWithdrawalDuplicateMerchantID(t *testing.T, s Store) {
 	// The organization must exist.
 	wantInternal(t, "withdrawal of an unknown organization",
 		try(s, engine.Tx.CreateWithdrawal, newWithdrawal("wdr_5", "org_x", "m1")))
+}
+
+// testPipeline (engine.Pipeliner, for a store that has it): inserts made in
+// a Pipeline are seen by the statements after them and committed with the
+// transaction; a duplicate among them fails the Pipeline (or a statement
+// after it) with ErrDuplicate, however late it is learnt, and the
+// transaction then leaves nothing.
+func testPipeline(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	create(t, s, engine.Tx.CreateWithdrawal, newWithdrawal("wdr_0", "org_1", "m0"))
+	pipeline := func(fn func(ctx context.Context, tx engine.Tx) error) error {
+		return s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+			p, ok := tx.(engine.Pipeliner)
+			if !ok {
+				return errSkip
+			}
+			return p.Pipeline(ctx, func(tx engine.Tx) error { return fn(ctx, tx) })
+		})
+	}
+	w1, w2 := newWithdrawal("wdr_1", "org_1", "m1"), newWithdrawal("wdr_2", "org_1", "m2")
+	err := pipeline(func(ctx context.Context, tx engine.Tx) error {
+		for _, w := range []*engine.Withdrawal{w1, w2} {
+			if err := tx.CreateWithdrawal(ctx, w); err != nil {
+				return err
+			}
+			if err := tx.CreateEvent(ctx, newEvent("evt_"+w.ID, "org_1")); err != nil {
+				return err
+			}
+		}
+		got, err := tx.GetWithdrawal(ctx, "org_1", "wdr_2")
+		if err != nil {
+			return err
+		}
+		assertEqual(t, got, w2)
+		return nil
+	})
+	if errors.Is(err, errSkip) {
+		t.Skip("the store's Tx is no engine.Pipeliner")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertEqual(t, getWithdrawal(t, s, "org_1", "wdr_1"), w1)
+	for name, dup := range map[string]*engine.Withdrawal{
+		"merchant_id taken before": newWithdrawal("wdr_3", "org_1", "m0"),
+		"id taken before":          newWithdrawal("wdr_0", "org_1", "m3"),
+	} {
+		err := pipeline(func(ctx context.Context, tx engine.Tx) error {
+			if err := tx.CreateWithdrawal(ctx, newWithdrawal("wdr_4", "org_1", "m4")); err != nil {
+				return err
+			}
+			if err := tx.CreateWithdrawal(ctx, dup); err != nil {
+				return err
+			}
+			return tx.CreateEvent(ctx, newEvent("evt_4", "org_1"))
+		})
+		wantDuplicate(t, name, err)
+		wantAllNotFound(t, s, calls{
+			"the pipeline's other insert": func(ctx context.Context, tx engine.Tx) error {
+				_, err := tx.GetWithdrawal(ctx, "org_1", "wdr_4")
+				return err
+			},
+		}, nil)
+	}
 }

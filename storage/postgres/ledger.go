@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
 
@@ -56,7 +57,7 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	}
 	// The entries' insert runs even though nothing reads its CTE. WITH
 	// ORDINALITY keeps the rows (and so the row locks) in account order.
-	_, err = t.tx.Exec(ctx, `WITH entries AS (
+	return t.execChecked(ctx, nil, `WITH entries AS (
 			INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
 			SELECT $1, e.position, $2, e.account, e.amount_minor
 			FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS e (position, account, amount_minor)
@@ -76,17 +77,18 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 		WHERE b.account = ANY ($12::text[])`,
 		j.ID, j.OrganizationID, positions, accounts, minor, totalAccounts, totalMinor,
 		movementIDs, j.Kind, j.Reference, j.CreatedAt, engine.BalanceAccounts)
-	return interpretError(err)
 }
 
 var _ engine.JournalsCreator = (*tx)(nil)
 
-// CreateJournals writes the journals in three statements: their rows; in
-// one statement (from arrays) all their entries and the balance rows; and
-// their balance transactions, whose balances after follow from what the
-// balance rows' upsert returns. Each (organization, account) is added its
-// sum once, in that order, so that a batch locks each balance row once, in
-// the order every transaction takes them.
+// CreateJournals writes the journals in two statements, neither of which
+// it needs an answer from, so that in a Pipeline they go with the
+// transaction's other writes in one round trip: their rows; then in one
+// statement (from arrays) all their entries, the balance rows, each
+// (organization, account) added its sum once, in that order, so that a
+// batch locks each balance row once, in the order every transaction takes
+// them, and their balance transactions, each balance after being the
+// row's new value (RETURNING) less what the later journals of js add.
 func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
 	if len(js) == 0 {
 		return nil
@@ -112,57 +114,19 @@ func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	tag, err := t.tx.Exec(ctx, `INSERT INTO journals (`+journalColumns+`)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
-		ON CONFLICT DO NOTHING`,
-		ids, orgs, kinds, refs, memos, actors, created)
-	if err != nil {
-		return interpretError(err)
-	}
-	if tag.RowsAffected() != int64(len(js)) {
-		return fmt.Errorf("%w: one of journals %s…", engine.ErrDuplicate, ids[0])
-	}
-	if len(entryJournals) == 0 {
-		return nil
-	}
+	// Each movement's balance after, relative to the row's final value:
+	// the movements as if every row ended at zero.
+	final := make(map[schema.AccountTotal]int64, len(totals))
 	totalOrgs := make([]string, len(totals))
 	totalAccounts := make([]string, len(totals))
 	totalMinor := make([]int64, len(totals))
 	for i, b := range totals {
 		totalOrgs[i], totalAccounts[i], totalMinor[i] = b.OrganizationID, b.Account, b.Minor
+		final[schema.AccountTotal{OrganizationID: b.OrganizationID, Account: b.Account}] = 0
 	}
-	rs, err := t.tx.Query(ctx, `WITH entries AS (
-			INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
-			SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[])
-		)
-		INSERT INTO account_balances (organization_id, account, balance_minor)
-		SELECT b.organization_id, b.account, b.amount_minor
-		FROM unnest($6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY AS b (organization_id, account, amount_minor, n)
-		ORDER BY b.n
-		ON CONFLICT (organization_id, account)
-			DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor
-		RETURNING organization_id, account, balance_minor`,
-		entryJournals, entryPositions, entryOrgs, entryAccounts, entryMinor, totalOrgs, totalAccounts, totalMinor)
+	movements, err := schema.BalanceMovements(js, final)
 	if err != nil {
-		return interpretError(err)
-	}
-	after := map[schema.AccountTotal]int64{}
-	for rs.Next() {
-		var k schema.AccountTotal
-		var balance int64
-		if err := rs.Scan(&k.OrganizationID, &k.Account, &balance); err != nil {
-			rs.Close()
-			return interpretError(err)
-		}
-		after[k] = balance
-	}
-	rs.Close()
-	if err := rs.Err(); err != nil {
-		return interpretError(err)
-	}
-	movements, err := schema.BalanceMovements(js, after)
-	if err != nil || len(movements) == 0 {
-		return err
+		return fmt.Errorf("postgres: %w", err)
 	}
 	var mIDs, mOrgs, mAccounts, mJournals, mKinds, mRefs []string
 	var mMinor, mAfter []int64
@@ -172,11 +136,40 @@ func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
 		mJournals, mKinds, mRefs = append(mJournals, m.JournalID), append(mKinds, m.Kind), append(mRefs, m.Reference)
 		mMinor, mAfter, mCreated = append(mMinor, m.Minor), append(mAfter, m.AfterMinor), append(mCreated, m.CreatedAt)
 	}
-	_, err = t.tx.Exec(ctx, `INSERT INTO balance_transactions (`+pagequery.BalanceTransactionColumns+`)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-			$7::bigint[], $8::bigint[], $9::timestamptz[])`,
+	err = t.execChecked(ctx, func(tag pgconn.CommandTag) error {
+		if tag.RowsAffected() != int64(len(js)) {
+			return fmt.Errorf("%w: one of journals %s…", engine.ErrDuplicate, ids[0])
+		}
+		return nil
+	}, `INSERT INTO journals (`+journalColumns+`)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+		ON CONFLICT DO NOTHING`,
+		ids, orgs, kinds, refs, memos, actors, created)
+	if err != nil || len(entryJournals) == 0 {
+		return err
+	}
+	// The entries' insert runs even though nothing reads its CTE.
+	return t.execChecked(ctx, nil, `WITH entries AS (
+			INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
+			SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[])
+		), balances AS (
+			INSERT INTO account_balances (organization_id, account, balance_minor)
+			SELECT b.organization_id, b.account, b.amount_minor
+			FROM unnest($6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY AS b (organization_id, account, amount_minor, n)
+			ORDER BY b.n
+			ON CONFLICT (organization_id, account)
+				DO UPDATE SET balance_minor = account_balances.balance_minor + EXCLUDED.balance_minor
+			RETURNING organization_id, account, balance_minor
+		)
+		INSERT INTO balance_transactions (`+pagequery.BalanceTransactionColumns+`)
+		SELECT m.id, m.organization_id, m.account, m.journal_id, m.kind, m.reference, m.amount_minor,
+			b.balance_minor + m.after_minor, m.created_at
+		FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
+			$15::bigint[], $16::bigint[], $17::timestamptz[])
+			AS m (id, organization_id, account, journal_id, kind, reference, amount_minor, after_minor, created_at)
+		JOIN balances b ON b.organization_id = m.organization_id AND b.account = m.account`,
+		entryJournals, entryPositions, entryOrgs, entryAccounts, entryMinor, totalOrgs, totalAccounts, totalMinor,
 		mIDs, mOrgs, mAccounts, mJournals, mKinds, mRefs, mMinor, mAfter, mCreated)
-	return interpretError(err)
 }
 
 const (

@@ -35,6 +35,18 @@ func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, dat
 
 func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// The statements of a Pipeline count as statements too, though they share
+// a round trip.
+func (c *statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
+	c.statements.Add(1)
+}
+
+func (c *statementCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
 // TestStatementsPerOperation counts the statements and write transactions
 // of the money path's operations on Postgres (opcost.Measure); go test -v
 // prints them.

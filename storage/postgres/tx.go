@@ -21,6 +21,8 @@ type tx struct {
 	tx querier
 	// readOnly is set in ReadTx, where SELECT ... FOR UPDATE is an error.
 	readOnly bool
+	// pipe, in a Pipeline, queues the statements of execChecked.
+	pipe *pipe
 }
 
 var _ engine.Tx = (*tx)(nil)
@@ -45,15 +47,33 @@ func (t *tx) lockRow() string {
 // uniqueness constraint (including the primary key) kept the row out. Not
 // raising the violation leaves the transaction usable, as a failed insert
 // leaves SQLite's: a Postgres error would abort the rest of it.
+//
+// In a Pipeline it only queues the insert, and the error comes later.
 func (t *tx) insert(ctx context.Context, what string, query string, args ...any) error {
-	tag, err := t.tx.Exec(ctx, query+` ON CONFLICT DO NOTHING`, args...)
+	return t.execChecked(ctx, func(tag pgconn.CommandTag) error {
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("%w: %s", engine.ErrDuplicate, what)
+		}
+		return nil
+	}, query+` ON CONFLICT DO NOTHING`, args...)
+}
+
+// execChecked runs a statement whose command tag check (nil: none) turns
+// into its error. In a Pipeline it only queues it, and the error comes
+// later.
+func (t *tx) execChecked(ctx context.Context, check func(pgconn.CommandTag) error, query string, args ...any) error {
+	if check == nil {
+		check = func(pgconn.CommandTag) error { return nil }
+	}
+	if t.pipe != nil {
+		t.pipe.queued.Queue(query, args...).Exec(check)
+		return nil
+	}
+	tag, err := t.tx.Exec(ctx, query, args...)
 	if err != nil {
 		return interpretError(err)
 	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%w: %s", engine.ErrDuplicate, what)
-	}
-	return nil
+	return check(tag)
 }
 
 // exec runs a statement that must change one row: ErrNotFound if it changed

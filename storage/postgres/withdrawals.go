@@ -93,3 +93,26 @@ func (t *tx) GetWithdrawalByMerchantID(ctx context.Context, organizationID, merc
 	return scanWithdrawal(t.tx.QueryRow(ctx,
 		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE organization_id = $1 AND merchant_id = $2`, organizationID, merchantID))
 }
+
+// TakenWithdrawalMerchantIDs reads through the UNIQUE (organization_id,
+// merchant_id) index, the IDs passed as one array.
+func (t *tx) TakenWithdrawalMerchantIDs(ctx context.Context, organizationID string, merchantIDs []string) (map[string]bool, error) {
+	taken := map[string]bool{}
+	if len(merchantIDs) == 0 {
+		return taken, nil
+	}
+	rows, err := t.tx.Query(ctx, `SELECT merchant_id FROM withdrawals WHERE organization_id = $1 AND merchant_id = ANY ($2::text[])`,
+		organizationID, merchantIDs)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, interpretError(err)
+		}
+		taken[id] = true
+	}
+	return taken, interpretError(rows.Err())
+}

@@ -101,3 +101,31 @@ func (t *tx) GetWithdrawalByMerchantID(ctx context.Context, organizationID, merc
 	return scanWithdrawal(t.tx.QueryRowContext(ctx,
 		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE organization_id = ? AND merchant_id = ?`, organizationID, merchantID))
 }
+
+// TakenWithdrawalMerchantIDs reads through the UNIQUE (organization_id,
+// merchant_id) index.
+func (t *tx) TakenWithdrawalMerchantIDs(ctx context.Context, organizationID string, merchantIDs []string) (map[string]bool, error) {
+	taken := map[string]bool{}
+	if len(merchantIDs) == 0 {
+		return taken, nil
+	}
+	args := make([]any, 0, 1+len(merchantIDs))
+	args = append(args, organizationID)
+	for _, id := range merchantIDs {
+		args = append(args, id)
+	}
+	rows, err := t.tx.QueryContext(ctx, `SELECT merchant_id FROM withdrawals
+		WHERE organization_id = ? AND merchant_id IN (`+placeholders(len(merchantIDs))+`)`, args...)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, interpretError(err)
+		}
+		taken[id] = true
+	}
+	return taken, interpretError(rows.Err())
+}

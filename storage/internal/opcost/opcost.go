@@ -72,6 +72,7 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 
 	oneByOne := engineWithWorkers(t, store, provider, keyring, 1)
 	seq := 0
+	var withdrawn []string // merchant_ids of withdrawRun's withdrawals
 	// measure runs op k times, at once or one after another, and returns
 	// the cost of one.
 	measure := func(k int, atOnce bool, op func(i int) error) counts {
@@ -162,6 +163,7 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 			mu.Lock()
 			seq++
 			merchantID := fmt.Sprintf("w-%d", seq)
+			withdrawn = append(withdrawn, merchantID)
 			mu.Unlock()
 			_, err := eng.CreateWithdrawal(ctx, engine.CreateWithdrawalParams{
 				OrganizationID: org, Amount: "100", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: merchantID,
@@ -263,6 +265,32 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 	if overdrawn.transactions >= 0.5 {
 		t.Errorf("withdrawals with refusals among them: %.2f write transactions each: the refusals break shared commits up", overdrawn.transactions)
 	}
+	// Withdrawals at once, every other one reusing a merchant_id taken
+	// before: merchant_id_exists for those, and the others still share
+	// commits. A reuse is anyone's to send.
+	reused := measure(32, true, func(i int) error {
+		merchantID := withdrawn[i/2]
+		if i%2 == 0 {
+			mu.Lock()
+			seq++
+			merchantID = fmt.Sprintf("n-%d", seq)
+			mu.Unlock()
+		}
+		_, err := eng.CreateWithdrawal(ctx, engine.CreateWithdrawalParams{
+			OrganizationID: org, Amount: "100", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: merchantID,
+		})
+		if i%2 == 1 {
+			if engine.ErrorCode(err) != engine.CodeMerchantIDExists {
+				return fmt.Errorf("a reused merchant_id: %v", err)
+			}
+			return nil
+		}
+		return err
+	})
+	if reused.transactions >= 0.5 {
+		t.Errorf("withdrawals with reused merchant_ids among them: %.2f write transactions each: the reuses break shared commits up", reused.transactions)
+	}
+	t.Logf("32 withdrawals at once, half reusing a merchant_id: %s", reused)
 	if r := refusedRun(); r.transactions >= 0.5 {
 		t.Errorf("submissions with refusals among them: %.2f write transactions each: the refusals break shared commits up", r.transactions)
 	} else {
@@ -281,8 +309,8 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(journals) != 1+40+40+40+16 {
-		t.Fatalf("%d journals, want the float, 40 credits, 40 holds, 40 settlements and 16 more holds", len(journals))
+	if len(journals) != 1+40+40+40+16+16 {
+		t.Fatalf("%d journals, want the float, 40 credits, 40 holds, 40 settlements and 32 more holds", len(journals))
 	}
 }
 
