@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -252,42 +253,64 @@ type dispatcher struct {
 	mu       sync.Mutex
 	inFlight map[string]int
 	waiting  map[string][]*Delivery
-	fast     map[string]bool
+	fast     map[string]time.Time // fast endpoints, by when they last answered
 	wg       sync.WaitGroup
 }
 
 const (
 	webhookFastPost  = time.Second
 	webhookFastQueue = 8
+	// A claim names at most maxFastEndpoints fast endpoints, those with
+	// posts in flight first, then the latest answered; an endpoint not
+	// posted to for fastForgotten is forgotten. Both keep the claim's
+	// statement and this map bounded however many endpoints there are.
+	maxFastEndpoints = 64
+	fastForgotten    = 10 * time.Minute
 )
 
 // claimCaps returns the endpoints that have as many deliveries in flight
 // or waiting as one claim could add, for the next claim to leave out, and
-// the fast endpoints that have room.
-func (d *dispatcher) claimCaps(perEndpoint int) (full, fast []string) {
+// the fast endpoints the claim may take more of.
+func (d *dispatcher) claimCaps(perEndpoint int, now time.Time) (full, fast []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for ep, n := range d.inFlight {
 		limit := perEndpoint
-		if d.fast[ep] {
+		if _, ok := d.fast[ep]; ok {
 			limit *= webhookFastQueue
 		}
 		if n+len(d.waiting[ep]) >= limit {
 			full = append(full, ep)
 		}
 	}
-	for ep := range d.fast {
+	for ep, at := range d.fast {
+		if now.Sub(at) >= fastForgotten {
+			delete(d.fast, ep)
+			continue
+		}
 		fast = append(fast, ep)
+	}
+	if len(fast) > maxFastEndpoints {
+		slices.SortFunc(fast, func(x, y string) int {
+			if bx, by := d.inFlight[x] > 0, d.inFlight[y] > 0; bx != by {
+				if bx {
+					return -1
+				}
+				return 1
+			}
+			return d.fast[y].Compare(d.fast[x])
+		})
+		fast = fast[:maxFastEndpoints]
 	}
 	return full, fast
 }
 
 // posted notes how quickly an endpoint answered.
-func (d *dispatcher) posted(endpointID string, res WebhookResult, took time.Duration) {
+func (d *dispatcher) posted(endpointID string, res WebhookResult, took time.Duration, now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if res.StatusCode != 0 && took < webhookFastPost {
-		d.fast[endpointID] = true
+		d.fast[endpointID] = now
 	} else {
 		delete(d.fast, endpointID)
 	}
@@ -312,7 +335,7 @@ func (e *Engine) startDeliveries(ctx context.Context) (int, error) {
 	var claimed []*Delivery
 	// A claim shares the transaction of the posts' outcomes being
 	// recorded meanwhile (group commit), ahead of them.
-	full, fast := e.deliveries.claimCaps(e.cfg.WebhookPerEndpoint)
+	full, fast := e.deliveries.claimCaps(e.cfg.WebhookPerEndpoint, time.Now())
 	err := e.posts.inTx(ctx, "", func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		var err error
 		claimed, err = tx.ClaimDueDeliveries(ctx, ClaimDeliveriesParams{
@@ -429,7 +452,7 @@ func (e *Engine) post(ctx context.Context, d *Delivery) (record func(context.Con
 	if ctx.Err() != nil && res.StatusCode == 0 {
 		return nil, nil // cut off by shutdown, not answered
 	}
-	e.deliveries.posted(d.EndpointID, res, took)
+	e.deliveries.posted(d.EndpointID, res, took, time.Now())
 	return func(ctx context.Context) error { return e.recordPost(ctx, d, res, postedURL, took) }, nil
 }
 

@@ -217,7 +217,7 @@ func New(cfg Config) (*Engine, error) {
 		keys:    keyCache{ttl: cfg.APIKeyCacheTTL},
 		creates: batcher(), submits: batcher(), finishes: batcher(), withdraws: batcher(), payouts: batcher(), posts: batcher(),
 		workerID: "wrk_" + RandomToken(9), wake: make(chan struct{}, 1), attemptsWake: make(chan struct{}, 1),
-		deliveries: dispatcher{inFlight: map[string]int{}, waiting: map[string][]*Delivery{}, fast: map[string]bool{}},
+		deliveries: dispatcher{inFlight: map[string]int{}, waiting: map[string][]*Delivery{}, fast: map[string]time.Time{}},
 	}, nil
 }
 
