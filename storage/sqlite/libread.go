@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 	"unsafe"
+
+	"github.com/payd-engine/payd/engine"
 
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -36,6 +39,8 @@ type libReaders struct {
 	mu       sync.Mutex
 	all      []*libConn
 	closed   bool
+	waits    int64         // under mu: gets that found no connection free
+	waited   time.Duration // under mu: the time they waited
 }
 
 func newLibReaders(filename string, n int) *libReaders {
@@ -57,8 +62,10 @@ func (p *libReaders) get(ctx context.Context) (*libConn, error) {
 		return c, nil
 	default:
 	}
+	start := time.Now()
 	select {
 	case c := <-p.idle:
+		p.countWait(start)
 		return c, nil
 	case p.slots <- struct{}{}:
 		c, err := p.open()
@@ -70,11 +77,28 @@ func (p *libReaders) get(ctx context.Context) (*libConn, error) {
 	case <-p.done:
 		return nil, errReadersClosed
 	case <-ctx.Done():
+		p.countWait(start)
 		return nil, ctx.Err()
 	}
 }
 
+func (p *libReaders) countWait(start time.Time) {
+	p.mu.Lock()
+	p.waits++
+	p.waited += time.Since(start)
+	p.mu.Unlock()
+}
+
 func (p *libReaders) put(c *libConn) { p.idle <- c }
+
+// stats are the pool's statistics, as database/sql's are for the others.
+func (p *libReaders) stats(name string) engine.PoolStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	idle := len(p.idle)
+	return engine.PoolStats{Pool: name, MaxOpen: cap(p.slots), Open: len(p.all), InUse: max(0, len(p.all)-idle), Idle: idle,
+		Waits: p.waits, WaitDuration: p.waited}
+}
 
 // readRow runs query, which selects at most one row, on a connection of
 // the pool and scans its row with scan. No row is sql.ErrNoRows, as from

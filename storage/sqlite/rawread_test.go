@@ -140,6 +140,17 @@ func TestReadOneConcurrentWithWritesAndClose(t *testing.T) {
 	if got, err := readDeposit(t, s, "dep_1"); err != nil || got.AttemptsUsed != updates {
 		t.Fatalf("after the last update: %+v, %v", got, err)
 	}
+	// 16 readers on at most max(4, GOMAXPROCS) connections: some waited,
+	// and the pool's statistics say so.
+	var st engine.PoolStats
+	for _, p := range s.PoolStats() {
+		if p.Pool == "reader_one" {
+			st = p
+		}
+	}
+	if st.Open < 1 || st.Open > st.MaxOpen || st.InUse != 0 || st.Idle != st.Open || (st.MaxOpen < 16 && (st.Waits == 0 || st.WaitDuration <= 0)) {
+		t.Errorf("reader_one pool statistics: %+v", st)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

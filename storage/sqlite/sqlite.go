@@ -165,7 +165,7 @@ var _ engine.PoolStatser = (*Store)(nil)
 // PoolStats reports the writer's and the reader pool's statistics
 // (engine.PoolStatser).
 func (s *Store) PoolStats() []engine.PoolStats {
-	return []engine.PoolStats{poolStats("writer", s.writer.Stats()), poolStats("reader", s.reader.Stats())}
+	return []engine.PoolStats{poolStats("writer", s.writer.Stats()), poolStats("reader", s.reader.Stats()), s.lib.stats("reader_one")}
 }
 
 func poolStats(name string, st sql.DBStats) engine.PoolStats {
