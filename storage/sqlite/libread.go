@@ -16,19 +16,23 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// The one-row reads of ReadOne (a signed GET's deposit, an API key's
-// organization, ...) run on connections of their own, opened and driven
-// through SQLite's C API as modernc transpiles it, not through
-// database/sql and the driver: for every query the driver copies each
-// result column's name and declared type into Go strings (two allocations
-// per column, 52 for a deposit) and database/sql adds its connection
-// bookkeeping; together about a tenth of a signed GET's CPU in profiles.
+// ReadOne's one-row reads through getRow (a deposit by its ID, merchant_id
+// or checkout token: a GET's, the hosted checkout's) run on connections of
+// their own, opened and driven through SQLite's C API as modernc
+// transpiles it, not through database/sql and the driver. For every query
+// the driver copies each result column's name and declared type into Go
+// strings (52 allocations for a deposit) and database/sql adds its
+// connection bookkeeping. Without them (and encoding/json) a signed GET
+// takes 35% fewer instructions (BENCHMARKS.md, "Signed GET: reads past the
+// driver").
 // What SQLite does is unchanged: the statement is prepared once per
 // connection and run in its own implicit read transaction, so it reads one
 // snapshot, and the file is read each time, so another process's commit is
 // seen by the next read. The connections are the same library's, so
-// SQLite's locks between them and the store's other connections are the
-// same as between any two of its connections.
+// SQLite's locks between them and the store's other connections are those
+// between any two of its connections. As before, a read is not interrupted
+// when its request ends: it is one row by key, and busy_timeout bounds the
+// rare wait for a file another process holds exclusively.
 
 // libReaders is a pool of read-only connections.
 type libReaders struct {
