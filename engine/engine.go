@@ -30,6 +30,7 @@
 //	worker.go        Run: the background loop, wake-ups and leases
 //	observe.go       Observer (outcomes told after their commit, for metrics) and Queues
 //	view.go          the wire shapes of deposits and withdrawals
+//	viewjson.go      an H2H deposit's JSON without reflection (a signed GET's)
 //	audit.go         the audit log of administrative actions
 //	operator.go      console operators: accounts, lockout, sessions
 //	paymentlink.go   payment links: an amount a payer pays through the checkout

@@ -103,8 +103,9 @@ func (e *Engine) DisabledWebhookEndpoints(ctx context.Context) (int, error) {
 
 // PoolStats are one database connection pool's statistics, for metrics.
 type PoolStats struct {
-	// Pool names the pool within its store: "writer" and "reader" for
-	// SQLite's two, "main" for Postgres's one.
+	// Pool names the pool within its store: "writer", "reader" and
+	// "reader_one" (ReadOne's one-row reads) for SQLite's three, "main"
+	// for Postgres's one.
 	Pool string
 	// MaxOpen is the most connections the pool opens (0: no limit); Open
 	// are open now, InUse of them serving a transaction, Idle waiting.

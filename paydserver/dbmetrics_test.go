@@ -89,6 +89,9 @@ func TestMetricsDBPoolSQLite(t *testing.T) {
 	if got, want := poolGauge(t, families, "payd_db_connections_max_open", "reader"), float64(max(4, runtime.GOMAXPROCS(0))); got != want {
 		t.Errorf("reader max open: %v, want %v", got, want)
 	}
+	if got, want := poolGauge(t, families, "payd_db_connections_max_open", "reader_one"), float64(max(4, runtime.GOMAXPROCS(0))); got != want {
+		t.Errorf("reader_one max open: %v, want %v", got, want)
+	}
 	if got := poolGauge(t, families, "payd_db_connections_in_use", "writer"); got != 0 {
 		t.Errorf("writer in use with nothing running: %v", got)
 	}

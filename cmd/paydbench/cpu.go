@@ -94,13 +94,13 @@ func printCPU(out io.Writer, names []string, results map[string]*result) {
 		n := time.Duration(r.ops)
 		paydText := "payd ?"
 		if r.cpu.paydKnown {
-			paydText = "payd " + ms(r.cpu.payd/n)
+			paydText = "payd " + micros(r.cpu.payd/n)
 		}
 		perReq := "-"
 		if r.cpu.requests > 0 {
 			perReq = fmt.Sprintf("%.0f µs", float64(r.cpu.tool.Microseconds())/float64(r.cpu.requests))
 		}
 		fmt.Fprintf(out, "  %-28s %s, paydbench %s (%.1f requests sent or webhooks served each, %s per request)\n",
-			name, paydText, ms(r.cpu.tool/n), float64(r.cpu.requests)/float64(r.ops), perReq)
+			name, paydText, micros(r.cpu.tool/n), float64(r.cpu.requests)/float64(r.ops), perReq)
 	}
 }

@@ -22,7 +22,7 @@ var (
 )
 
 // WatchPools reports a store's connection pools at each scrape (pool is
-// "writer" and "reader" on SQLite, "main" on Postgres). The pools keep
+// "writer", "reader" and "reader_one" on SQLite, "main" on Postgres). The pools keep
 // these counts in memory: a scrape does not ask the database.
 func (m *Metrics) WatchPools(s engine.PoolStatser) {
 	m.Registry.MustRegister(poolCollector{s})

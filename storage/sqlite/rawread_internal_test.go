@@ -10,12 +10,11 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// readRow hands back the driver's errors unchanged, so that retry still
-// sees SQLITE_BUSY and interpretError still sees a missing row.
+// readRow hands back SQLite's errors with their codes, so that retry
+// still sees SQLITE_BUSY and interpretError still sees a missing row.
 func TestReadRowErrors(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "payd.db"))
@@ -24,20 +23,38 @@ func TestReadRowErrors(t *testing.T) {
 	}
 	defer s.Close()
 	one := func(r *rowValues) error { return r.Scan(new(int64)) }
-	if err := readRow(ctx, s.reader, `SELECT 1 WHERE 0`, nil, one); err != sql.ErrNoRows {
+	if err := s.lib.readRow(ctx, `SELECT 1 WHERE 0`, nil, one); err != sql.ErrNoRows {
 		t.Errorf("no row: %v, want sql.ErrNoRows", err)
 	}
-	var e *sqlite.Error
-	if err := readRow(ctx, s.reader, `SELECT * FROM no_such_table WHERE id = ?`, []any{"x"}, one); !errors.As(err, &e) || e.Code()&0xff != sqlite3.SQLITE_ERROR {
-		t.Errorf("bad statement: %v, want the driver's *sqlite.Error", err)
+	var e *libError
+	if err := s.lib.readRow(ctx, `SELECT * FROM no_such_table WHERE id = ?`, []any{"x"}, one); !errors.As(err, &e) || e.Code()&0xff != sqlite3.SQLITE_ERROR {
+		t.Errorf("bad statement: %v, want a *libError", err)
 	}
-	if err := readRow(ctx, s.reader, `SELECT 1, 2`, nil, one); err == nil {
+	if err := s.lib.readRow(ctx, `SELECT 1, 2`, nil, one); err == nil {
 		t.Error("two columns scanned into one destination")
 	}
-	// The connection (and its cached statement) is still good afterwards.
-	var n int64
-	if err := readRow(ctx, s.reader, `SELECT ? + 1`, []any{int64(41)}, func(r *rowValues) error { return r.Scan(&n) }); err != nil || n != 42 {
-		t.Errorf("SELECT ? + 1 = %d, %v", n, err)
+	if err := s.lib.readRow(ctx, `SELECT ?`, []any{1.5}, one); err == nil {
+		t.Error("an argument of a type readRow does not bind: no error")
+	}
+	// Reader connections are query_only: a write is refused and changes
+	// nothing.
+	if err := s.lib.readRow(ctx, `INSERT INTO organizations (id) VALUES ('x') RETURNING 1`, nil, one); !errors.As(err, &e) {
+		t.Errorf("a write through a reader: %v, want SQLite's refusal", err)
+	}
+	if !isBusy(&libError{code: sqlite3.SQLITE_BUSY_SNAPSHOT}) || isBusy(&libError{code: sqlite3.SQLITE_ERROR}) {
+		t.Error("isBusy does not tell SQLITE_BUSY from SQLITE_ERROR in a *libError")
+	}
+	// The connection (and its cached statements) is still good afterwards,
+	// with text, integer and NULL arguments.
+	var got []driver.Value
+	if err := s.lib.readRow(ctx, `SELECT ? + 1, ? || 'b', ?`, []any{int64(41), "a", nil}, func(r *rowValues) error {
+		got = append(got, r.v...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0] != int64(42) || got[1] != "ab" || got[2] != nil {
+		t.Errorf("SELECT ? + 1, ? || 'b', ? = %#v", got)
 	}
 }
 

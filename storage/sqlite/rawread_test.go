@@ -3,6 +3,9 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,5 +86,75 @@ func TestReadOneEndedContext(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("ReadOne with an ended context: %v, want context.Canceled", err)
+	}
+}
+
+// Reads on every reader connection at once, while the writer commits
+// updates, each see a committed version, never an older one than the
+// last they saw; once the store is closed a read fails instead of waiting.
+func TestReadOneConcurrentWithWritesAndClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "payd.db")
+	s, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createOrg(t, s, "org_1")
+	d := newRedirectDeposit("dep_1")
+	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.CreateDeposit(ctx, d) })
+	const updates = 200
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Go(func() {
+			last := -1
+			for {
+				got, err := readDeposit(t, s, "dep_1")
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got.AttemptsUsed < last {
+					errs <- fmt.Errorf("read %d attempts after %d", got.AttemptsUsed, last)
+					return
+				}
+				last = got.AttemptsUsed
+				select {
+				case <-done:
+					return
+				default:
+				}
+			}
+		})
+	}
+	for i := range updates {
+		d.AttemptsUsed = i + 1
+		write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateDeposit(ctx, d) })
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got, err := readDeposit(t, s, "dep_1"); err != nil || got.AttemptsUsed != updates {
+		t.Fatalf("after the last update: %+v, %v", got, err)
+	}
+	// 16 readers on at most max(4, GOMAXPROCS) connections: some waited,
+	// and the pool's statistics say so.
+	var st engine.PoolStats
+	for _, p := range s.PoolStats() {
+		if p.Pool == "reader_one" {
+			st = p
+		}
+	}
+	if st.Open < 1 || st.Open > st.MaxOpen || st.InUse != 0 || st.Idle != st.Open || (st.MaxOpen < 16 && (st.Waits == 0 || st.WaitDuration <= 0)) {
+		t.Errorf("reader_one pool statistics: %+v", st)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readDeposit(t, s, "dep_1"); err == nil {
+		t.Fatal("a read after Close succeeded")
 	}
 }

@@ -32,6 +32,7 @@ import (
 type Store struct {
 	writer *sql.DB
 	reader *sql.DB
+	lib    *libReaders // ReadOne's one-row reads
 }
 
 var (
@@ -111,6 +112,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open reader: %w", err)
 	}
 	s.reader = reader
+	s.lib = newLibReaders(uri, n)
 	return s, nil
 }
 
@@ -139,14 +141,14 @@ func cloneValues(v url.Values) url.Values {
 // database is busy. fn must not call InTx: the writer has one connection.
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
 	return retry(ctx, func() error {
-		return runTx(ctx, s.writer, nil, func(t *sql.Tx) error { return fn(ctx, &tx{t}) })
+		return runTx(ctx, s.writer, nil, func(t *sql.Tx) error { return fn(ctx, &tx{tx: t}) })
 	})
 }
 
 // ReadTx runs fn in a read-only transaction over one snapshot.
 func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
 	return retry(ctx, func() error {
-		return runTx(ctx, s.reader, &sql.TxOptions{ReadOnly: true}, func(t *sql.Tx) error { return fn(ctx, &tx{t}) })
+		return runTx(ctx, s.reader, &sql.TxOptions{ReadOnly: true}, func(t *sql.Tx) error { return fn(ctx, &tx{tx: t}) })
 	})
 }
 
@@ -155,7 +157,7 @@ func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engi
 // reads one snapshot by itself. Reader connections are query_only, so a
 // write fails; a further statement would read a snapshot of its own.
 func (s *Store) ReadOne(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return retry(ctx, func() error { return fn(ctx, &tx{s.reader}) })
+	return retry(ctx, func() error { return fn(ctx, &tx{tx: s.reader, lib: s.lib}) })
 }
 
 var _ engine.PoolStatser = (*Store)(nil)
@@ -163,7 +165,7 @@ var _ engine.PoolStatser = (*Store)(nil)
 // PoolStats reports the writer's and the reader pool's statistics
 // (engine.PoolStatser).
 func (s *Store) PoolStats() []engine.PoolStats {
-	return []engine.PoolStats{poolStats("writer", s.writer.Stats()), poolStats("reader", s.reader.Stats())}
+	return []engine.PoolStats{poolStats("writer", s.writer.Stats()), poolStats("reader", s.reader.Stats()), s.lib.stats("reader_one")}
 }
 
 func poolStats(name string, st sql.DBStats) engine.PoolStats {
@@ -173,6 +175,7 @@ func poolStats(name string, st sql.DBStats) engine.PoolStats {
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	s.lib.close()
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }
 
@@ -215,7 +218,7 @@ var retryPolicy = txretry.Policy{
 // isBusy reports whether err is SQLite's "try again later": SQLITE_BUSY or
 // SQLITE_LOCKED, including their extended codes.
 func isBusy(err error) bool {
-	var e *sqlite.Error
+	var e interface{ Code() int } // *sqlite.Error or *libError
 	if !errors.As(err, &e) {
 		return false
 	}

@@ -48,10 +48,7 @@ func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 type cachingConn struct {
 	conn
 	stmts map[string]*cachedStmt
-	row   rowValues // readRow's buffer
 }
-
-func (c *cachingConn) rowBuffer() *rowValues { return &c.row }
 
 // cachedStmt is a prepared statement; busy while rows of it are open, when
 // the same text is run again from a statement of its own.

@@ -16,7 +16,11 @@ import (
 
 // tx is an engine.Tx on one database/sql transaction, or on the reader
 // pool for ReadOne.
-type tx struct{ tx querier }
+type tx struct {
+	tx querier
+	// lib, set in ReadOne, runs getRow's reads (see libread.go).
+	lib *libReaders
+}
 
 // querier is a *sql.Tx or a *sql.DB.
 type querier interface {
@@ -70,14 +74,13 @@ func queryList[T any](ctx context.Context, t *tx, scan func(scanner) (*T, error)
 // database/sql in a transaction.
 func getRow[T any](ctx context.Context, t *tx, dests func(*T, []any) []any, query string, args ...any) (*T, error) {
 	v := new(T)
-	db, ok := t.tx.(*sql.DB)
-	if !ok {
+	if t.lib == nil {
 		if err := t.tx.QueryRowContext(ctx, query, args...).Scan(dests(v, nil)...); err != nil {
 			return nil, interpretError(err)
 		}
 		return v, nil
 	}
-	err := readRow(ctx, db, query, args, func(r *rowValues) error {
+	err := t.lib.readRow(ctx, query, args, func(r *rowValues) error {
 		r.dest = dests(v, r.dest[:0])
 		defer clear(r.dest)
 		return r.Scan(r.dest...)
