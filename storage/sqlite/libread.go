@@ -112,15 +112,20 @@ func (p *libReaders) readRow(ctx context.Context, query string, args []any, scan
 	if err != nil {
 		return err
 	}
+	dropped := false
+	defer func() {
+		if !dropped {
+			p.put(c) // also after a panic in scan: the statement was reset
+		}
+	}()
 	err = c.readRow(query, args, scan)
 	var e *libError
 	if errors.As(err, &e) && !isBusy(err) {
 		// An error of SQLite's own other than "busy" (I/O, corruption,
 		// out of memory) may leave the connection unusable.
+		dropped = true
 		p.drop(c)
-		return err
 	}
-	p.put(c)
 	return err
 }
 
