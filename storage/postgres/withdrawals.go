@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/storage/internal/rowset"
 	"github.com/payd-engine/payd/storage/internal/schema"
@@ -101,12 +103,19 @@ func (t *tx) TakenWithdrawalMerchantIDs(ctx context.Context, organizationID stri
 	if len(merchantIDs) == 0 {
 		return taken, nil
 	}
-	rows, err := t.tx.Query(ctx, `SELECT merchant_id FROM withdrawals WHERE organization_id = $1 AND merchant_id = ANY ($2::text[])`,
-		organizationID, merchantIDs)
+	rows, err := t.tx.Query(ctx, takenMerchantIDsQuery, organizationID, merchantIDs)
 	if err != nil {
 		return nil, interpretError(err)
 	}
+	return scanTaken(rows)
+}
+
+const takenMerchantIDsQuery = `SELECT merchant_id FROM withdrawals WHERE organization_id = $1 AND merchant_id = ANY ($2::text[])`
+
+// scanTaken reads rows of merchant_ids and closes them.
+func scanTaken(rows pgx.Rows) (map[string]bool, error) {
 	defer rows.Close()
+	taken := map[string]bool{}
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
@@ -115,4 +124,59 @@ func (t *tx) TakenWithdrawalMerchantIDs(ctx context.Context, organizationID stri
 		taken[id] = true
 	}
 	return taken, interpretError(rows.Err())
+}
+
+// LockWithdrawalGate sends its four statements in one pipeline: the
+// organization's row lock (as LockOrganization) first, so that Postgres
+// runs the reads after it, each with a snapshot taken once the lock is
+// held, as if they were sent one by one. Outside a transaction that can
+// pipeline (or inside a Pipeline), they are sent one by one.
+func (t *tx) LockWithdrawalGate(ctx context.Context, organizationID string, merchantIDs []string) (*engine.WithdrawalGate, error) {
+	bs, ok := t.tx.(batchSender)
+	if !ok || t.pipe != nil {
+		return t.withdrawalGateOneByOne(ctx, organizationID, merchantIDs)
+	}
+	g := &engine.WithdrawalGate{Taken: map[string]bool{}}
+	var b pgx.Batch
+	b.Queue(`SELECT `+orgColumns+` FROM organizations WHERE id = $1`+t.lockRow(), organizationID).QueryRow(func(row pgx.Row) (err error) {
+		g.Organization, err = scanOrganization(row)
+		return err
+	})
+	if len(merchantIDs) > 0 {
+		b.Queue(takenMerchantIDsQuery, organizationID, merchantIDs).Query(func(rows pgx.Rows) (err error) {
+			g.Taken, err = scanTaken(rows)
+			return err
+		})
+	}
+	b.Queue(balancesQuery, organizationID).Query(func(rows pgx.Rows) (err error) {
+		g.Balances, err = scanAccountSums(rows)
+		return err
+	})
+	b.Queue(endpointsQuery(true), organizationID).Query(func(rows pgx.Rows) (err error) {
+		defer rows.Close()
+		g.Endpoints, err = rowset.Collect(rows, scanWebhookEndpoint)
+		return interpretError(err)
+	})
+	if err := interpretError(bs.SendBatch(ctx, &b).Close()); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func (t *tx) withdrawalGateOneByOne(ctx context.Context, organizationID string, merchantIDs []string) (*engine.WithdrawalGate, error) {
+	org, err := t.LockOrganization(ctx, organizationID)
+	if err != nil {
+		return nil, err
+	}
+	g := &engine.WithdrawalGate{Organization: org}
+	if g.Taken, err = t.TakenWithdrawalMerchantIDs(ctx, organizationID, merchantIDs); err != nil {
+		return nil, err
+	}
+	if g.Balances, err = t.AccountBalances(ctx, organizationID); err != nil {
+		return nil, err
+	}
+	if g.Endpoints, err = t.ListWebhookEndpoints(ctx, organizationID, true); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
