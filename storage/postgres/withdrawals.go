@@ -110,7 +110,14 @@ func (t *tx) TakenWithdrawalMerchantIDs(ctx context.Context, organizationID stri
 	return scanTaken(rows)
 }
 
-const takenMerchantIDsQuery = `SELECT merchant_id FROM withdrawals WHERE organization_id = $1 AND merchant_id = ANY ($2::text[])`
+// takenMerchantIDsQuery looks each merchant_id up on its own, through the
+// UNIQUE (organization_id, merchant_id) index: the LATERAL ... LIMIT 1 keeps
+// Postgres from planning one scan of all the organization's withdrawals
+// with the IDs as a filter, which it did on a table not yet analyzed
+// (a new database), reading every withdrawal of the organization for each
+// batch of creates.
+const takenMerchantIDsQuery = `SELECT m.id FROM unnest($2::text[]) AS m (id)
+	CROSS JOIN LATERAL (SELECT FROM withdrawals w WHERE w.organization_id = $1 AND w.merchant_id = m.id LIMIT 1) AS t`
 
 // scanTaken reads rows of merchant_ids and closes them.
 func scanTaken(rows pgx.Rows) (map[string]bool, error) {
