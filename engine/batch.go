@@ -101,12 +101,16 @@ type batchItem struct {
 // with the other functions of its transaction.
 type batchFunc func(ctx context.Context, tx Tx, shared *sharedTx) error
 
-// inOwnTx runs fn alone, in a transaction of its own.
-func (b *txBatcher) inOwnTx(ctx context.Context, fn batchFunc) error {
+// inOwnTx runs fn alone, in a transaction of its own, with its hint (see
+// batchItem) under key.
+func (b *txBatcher) inOwnTx(ctx context.Context, key, hint string, fn batchFunc) error {
 	var notes []outcome
 	err := b.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		notes = notes[:0]
 		shared := newSharedTx(nil) // afresh each time InTx runs this
+		if hint != "" {
+			shared.hints[key] = []string{hint}
+		}
 		if err := fn(shared.with(context.WithValue(ctx, outcomesKey{}, &notes)), tx, shared); err != nil {
 			return err
 		}
@@ -164,7 +168,7 @@ func (b *txBatcher) inTx(ctx context.Context, key string, fn batchFunc) error {
 // inTxHinted is inTx with a hint of what fn will look up (see batchItem).
 func (b *txBatcher) inTxHinted(ctx context.Context, key, hint string, fn batchFunc) error {
 	if b.max <= 1 {
-		return b.inOwnTx(ctx, fn)
+		return b.inOwnTx(ctx, key, hint, fn)
 	}
 	it := &batchItem{ctx: ctx, key: key, fn: fn, hint: hint, ready: make(chan struct{}, 1)}
 	b.mu.Lock()
@@ -178,7 +182,7 @@ func (b *txBatcher) inTxHinted(ctx context.Context, key, hint string, fn batchFu
 		b.lead(it)
 	}
 	if it.alone {
-		return b.inOwnTx(ctx, fn)
+		return b.inOwnTx(ctx, key, hint, fn)
 	}
 	if it.err == nil {
 		b.report(it.notes)
@@ -258,7 +262,7 @@ func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 	case len(live) == 0:
 		return
 	case len(live) == 1 && live[0] == self:
-		self.err = b.inOwnTx(self.ctx, self.fn)
+		self.err = b.inOwnTx(self.ctx, self.key, self.hint, self.fn)
 		return
 	case len(live) == 1:
 		live[0].alone = true
@@ -458,6 +462,47 @@ func (s *sharedTx) withdrawalMerchantIDTaken(ctx context.Context, tx Tx, orgID, 
 		}
 	}
 	return taken[merchantID], nil
+}
+
+// withdrawalGate takes the organization's lock with, in the same round
+// trip where the store can, the reads that a batch of its withdrawal
+// creates makes under it (Tx.LockWithdrawalGate): the lookup of the batch's
+// merchant_ids (its hints), the balances and the enabled webhook
+// endpoints, which organization, withdrawalMerchantIDTaken,
+// accountBalances and webhookEndpoints then answer from. Once per
+// organization and transaction; nothing outside a batch.
+func (s *sharedTx) withdrawalGate(ctx context.Context, tx Tx, orgID string) error {
+	if s == nil {
+		return nil
+	}
+	if _, ok := s.orgs[orgID+"+lock"]; ok {
+		return nil
+	}
+	g, err := tx.LockWithdrawalGate(ctx, orgID, s.hints[orgID])
+	if err != nil {
+		return err
+	}
+	s.orgs[orgID+"+lock"] = g.Organization
+	if _, ok := s.taken[orgID]; !ok {
+		taken := map[string]bool{}
+		for _, id := range s.hints[orgID] {
+			taken[id] = g.Taken[id]
+		}
+		s.taken[orgID] = taken
+	}
+	if _, ok := s.balances[orgID]; !ok {
+		b := g.Balances
+		for _, j := range s.journals {
+			if j.OrganizationID == orgID {
+				addTotals(b, j)
+			}
+		}
+		s.balances[orgID] = b
+	}
+	if _, ok := s.endpoints[orgID]; !ok {
+		s.endpoints[orgID] = g.Endpoints
+	}
+	return nil
 }
 
 // takeWithdrawalMerchantID notes a withdrawal queued with merchantID.

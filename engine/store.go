@@ -304,6 +304,15 @@ type Tx interface {
 	// a batch of withdrawal creates looks them up in one statement, under
 	// the organization's lock, instead of learning it from each insert.
 	TakenWithdrawalMerchantIDs(ctx context.Context, organizationID string, merchantIDs []string) (map[string]bool, error)
+	// LockWithdrawalGate takes the organization's lock (LockOrganization)
+	// and then reads what a batch of its withdrawal creates checks under
+	// it: which of merchantIDs are taken (TakenWithdrawalMerchantIDs), its
+	// balances (AccountBalances) and its enabled webhook endpoints
+	// (ListWebhookEndpoints), each as that method gives it, in one round
+	// trip where the store can (Postgres: one pipeline, each read after
+	// the lock is granted). Returns ErrNotFound if the organization does
+	// not exist.
+	LockWithdrawalGate(ctx context.Context, organizationID string, merchantIDs []string) (*WithdrawalGate, error)
 
 	// ReleaseLeases gives up every lease owner holds on open work (running
 	// attempts, processing withdrawals, pending deliveries): it clears their

@@ -57,6 +57,18 @@ type Withdrawal struct {
 	UpdatedAt time.Time
 }
 
+// WithdrawalGate is what a batch of an organization's withdrawal creates
+// reads under its lock (Tx.LockWithdrawalGate).
+type WithdrawalGate struct {
+	Organization *Organization
+	// Taken holds the merchant_ids asked for that the organization's
+	// withdrawals have; Balances and Endpoints are as AccountBalances and
+	// ListWebhookEndpoints (enabled only) give them.
+	Taken     map[string]bool
+	Balances  map[string]decimal.Decimal
+	Endpoints []*WebhookEndpoint
+}
+
 // Total is what the withdrawal takes from the balance: amount plus
 // commission.
 func (w *Withdrawal) Total() decimal.Decimal { return w.Amount.Add(w.Commission) }
@@ -138,6 +150,10 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 	// transaction have lowered, and the writes queued to the end of the
 	// transaction, where Postgres sends them in one round trip.
 	err = e.withdraws.inTxHinted(ctx, p.OrganizationID, w.MerchantID, func(ctx context.Context, tx Tx, shared *sharedTx) error {
+		// The lock and the batch's reads under it, at once.
+		if err := shared.withdrawalGate(ctx, tx, p.OrganizationID); err != nil {
+			return err
+		}
 		org, err := shared.organization(ctx, tx, p.OrganizationID, true)
 		if err != nil {
 			return err

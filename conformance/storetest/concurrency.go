@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/payd-engine/payd/engine"
 )
 
@@ -200,6 +202,29 @@ func testConcurrentDeliveryClaims(t *testing.T, s Store) {
 // transactions that each move 10 from available to held if at least 10 is
 // available, exactly 10 may move it out of 100.
 func testLockOrganizationSerializes(t *testing.T, s Store) {
+	lockOrganizationSerializes(t, s, func(ctx context.Context, tx engine.Tx) (map[string]decimal.Decimal, error) {
+		if _, err := tx.LockOrganization(ctx, "org_1"); err != nil {
+			return nil, err
+		}
+		return tx.AccountBalances(ctx, "org_1")
+	})
+}
+
+// LockWithdrawalGate serializes them as LockOrganization does, its
+// balances read under the lock.
+func testLockWithdrawalGateSerializes(t *testing.T, s Store) {
+	lockOrganizationSerializes(t, s, func(ctx context.Context, tx engine.Tx) (map[string]decimal.Decimal, error) {
+		g, err := tx.LockWithdrawalGate(ctx, "org_1", []string{"order-1"})
+		if err != nil {
+			return nil, err
+		}
+		return g.Balances, nil
+	})
+}
+
+// lockOrganizationSerializes runs the test of LockOrganization with lock
+// taking the lock and reading the balances.
+func lockOrganizationSerializes(t *testing.T, s Store, lock func(ctx context.Context, tx engine.Tx) (map[string]decimal.Decimal, error)) {
 	mustOrgs(t, s, "org_1")
 	create(t, s, engine.Tx.CreateJournal, &engine.Journal{
 		ID: "jnl_seed", OrganizationID: "org_1", Kind: engine.JournalAdjustment, CreatedAt: base,
@@ -213,10 +238,7 @@ func testLockOrganizationSerializes(t *testing.T, s Store) {
 		wg.Go(func() {
 			err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
 				moved[i] = false
-				if _, err := tx.LockOrganization(ctx, "org_1"); err != nil {
-					return err
-				}
-				b, err := tx.AccountBalances(ctx, "org_1")
+				b, err := lock(ctx, tx)
 				if err != nil {
 					return err
 				}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -245,4 +246,63 @@ func testTakenWithdrawalMerchantIDs(t *testing.T, s Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// testWithdrawalGate checks that LockWithdrawalGate reads what the methods
+// it stands for read: the organization, the merchant_ids taken (the
+// transaction's own included), the balances and the enabled endpoints;
+// and ErrNotFound for an unknown organization.
+func testWithdrawalGate(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1", "org_2")
+	create(t, s, engine.Tx.CreateWithdrawal, newWithdrawal("wdr_1", "org_1", "order-1"), newWithdrawal("wdr_2", "org_2", "order-2"))
+	disabled := newEndpoint("whe_2", "org_1")
+	disabled.Enabled, disabled.CreatedAt = false, base.Add(time.Second)
+	later := newEndpoint("whe_3", "org_1")
+	later.CreatedAt = base.Add(2 * time.Second)
+	create(t, s, engine.Tx.CreateWebhookEndpoint, newEndpoint("whe_1", "org_1"), disabled, later, newEndpoint("whe_4", "org_2"))
+	create(t, s, engine.Tx.CreateJournal, &engine.Journal{
+		ID: "jnl_1", OrganizationID: "org_1", Kind: engine.JournalAdjustment, CreatedAt: base,
+		Entries: []engine.Entry{{Account: engine.AccountAdjustments, Amount: dec("-100.25")}, {Account: engine.AccountAvailable, Amount: dec("100.25")}},
+	})
+	write(t, s, func(ctx context.Context, tx engine.Tx) error {
+		if err := tx.CreateWithdrawal(ctx, newWithdrawal("wdr_3", "org_1", "order-3")); err != nil {
+			return err
+		}
+		for _, ids := range [][]string{{"order-1", "order-2", "order-3", "order-4"}, nil} {
+			g, err := tx.LockWithdrawalGate(ctx, "org_1", ids)
+			if err != nil {
+				return err
+			}
+			org, err := tx.GetOrganization(ctx, "org_1")
+			if err != nil {
+				return err
+			}
+			assertEqual(t, g.Organization, org)
+			taken, err := tx.TakenWithdrawalMerchantIDs(ctx, "org_1", ids)
+			if err != nil {
+				return err
+			}
+			if len(g.Taken) != len(taken) {
+				t.Errorf("%v: taken %v, want %v", ids, g.Taken, taken)
+			}
+			for id := range taken {
+				if !g.Taken[id] {
+					t.Errorf("%v: taken %v, want %v", ids, g.Taken, taken)
+				}
+			}
+			assertBalances(t, g.Balances, map[string]string{engine.AccountAdjustments: "-100.25", engine.AccountAvailable: "100.25"})
+			eps, err := tx.ListWebhookEndpoints(ctx, "org_1", true)
+			if err != nil {
+				return err
+			}
+			assertEqual(t, g.Endpoints, eps)
+			if len(eps) != 2 {
+				t.Errorf("%d enabled endpoints, want 2", len(eps))
+			}
+		}
+		if _, err := tx.LockWithdrawalGate(ctx, "org_x", []string{"order-1"}); !errors.Is(err, engine.ErrNotFound) {
+			t.Errorf("unknown organization: got %v, want ErrNotFound", err)
+		}
+		return nil
+	})
 }

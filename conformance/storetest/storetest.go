@@ -99,6 +99,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Reliability", []test{
 			{"WithdrawalByMerchantID", testWithdrawalByMerchantID},
 			{"TakenWithdrawalMerchantIDs", testTakenWithdrawalMerchantIDs},
+			{"WithdrawalGate", testWithdrawalGate},
 			{"ReleaseLeases", testReleaseLeases},
 			{"AuditRoundTrip", testAuditRoundTrip},
 		}},
@@ -155,6 +156,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"PayoutClaims", testConcurrentPayoutClaims},
 			{"DeliveryClaims", testConcurrentDeliveryClaims},
 			{"LockOrganization", testLockOrganizationSerializes},
+			{"LockWithdrawalGate", testLockWithdrawalGateSerializes},
 			{"Journals", testConcurrentJournals},
 			{"LockDeposit", testLockDepositSerializes},
 			{"LockAttempt", testLockAttemptSerializes},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
@@ -195,6 +196,11 @@ func (t *tx) accountSums(ctx context.Context, query, organizationID string) (map
 	if err != nil {
 		return nil, interpretError(err)
 	}
+	return scanAccountSums(rows)
+}
+
+// scanAccountSums reads (account, NUMERIC poisha) rows and closes them.
+func scanAccountSums(rows pgx.Rows) (map[string]decimal.Decimal, error) {
 	defer rows.Close()
 	out := map[string]decimal.Decimal{}
 	for rows.Next() {

@@ -50,6 +50,9 @@ func (t *tx) lockRow() string {
 //
 // In a Pipeline it only queues the insert, and the error comes later.
 func (t *tx) insert(ctx context.Context, what string, query string, args ...any) error {
+	if t.pipe != nil && t.pipe.queueInsert(what, query, args...) {
+		return nil
+	}
 	return t.execChecked(ctx, func(tag pgconn.CommandTag) error {
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("%w: %s", engine.ErrDuplicate, what)
@@ -66,7 +69,7 @@ func (t *tx) execChecked(ctx context.Context, check func(pgconn.CommandTag) erro
 		check = func(pgconn.CommandTag) error { return nil }
 	}
 	if t.pipe != nil {
-		t.pipe.queued.Queue(query, args...).Exec(check)
+		t.pipe.queue(query, check, args...)
 		return nil
 	}
 	tag, err := t.tx.Exec(ctx, query, args...)

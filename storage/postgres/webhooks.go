@@ -45,11 +45,17 @@ func (t *tx) LockWebhookEndpoint(ctx context.Context, id string) (*engine.Webhoo
 }
 
 func (t *tx) ListWebhookEndpoints(ctx context.Context, organizationID string, enabledOnly bool) ([]*engine.WebhookEndpoint, error) {
+	return queryList(ctx, t, scanWebhookEndpoint, endpointsQuery(enabledOnly), organizationID)
+}
+
+// endpointsQuery lists an organization's endpoints ($1), or its enabled
+// ones.
+func endpointsQuery(enabledOnly bool) string {
 	q := `SELECT ` + webhookEndpointColumns + ` FROM webhook_endpoints WHERE organization_id = $1`
 	if enabledOnly {
 		q += ` AND enabled`
 	}
-	return queryList(ctx, t, scanWebhookEndpoint, q+` ORDER BY created_at, id`, organizationID)
+	return q + ` ORDER BY created_at, id`
 }
 
 func (t *tx) UpdateWebhookEndpoint(ctx context.Context, ep *engine.WebhookEndpoint) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/storage/internal/rowset"
 	"github.com/payd-engine/payd/storage/internal/schema"
@@ -101,12 +103,26 @@ func (t *tx) TakenWithdrawalMerchantIDs(ctx context.Context, organizationID stri
 	if len(merchantIDs) == 0 {
 		return taken, nil
 	}
-	rows, err := t.tx.Query(ctx, `SELECT merchant_id FROM withdrawals WHERE organization_id = $1 AND merchant_id = ANY ($2::text[])`,
-		organizationID, merchantIDs)
+	rows, err := t.tx.Query(ctx, takenMerchantIDsQuery, organizationID, merchantIDs)
 	if err != nil {
 		return nil, interpretError(err)
 	}
+	return scanTaken(rows)
+}
+
+// takenMerchantIDsQuery looks each merchant_id up on its own, through the
+// UNIQUE (organization_id, merchant_id) index: the LATERAL ... LIMIT 1 keeps
+// Postgres from planning one scan of all the organization's withdrawals
+// with the IDs as a filter, which it did on a table not yet analyzed
+// (a new database), reading every withdrawal of the organization for each
+// batch of creates.
+const takenMerchantIDsQuery = `SELECT m.id FROM unnest($2::text[]) AS m (id)
+	CROSS JOIN LATERAL (SELECT FROM withdrawals w WHERE w.organization_id = $1 AND w.merchant_id = m.id LIMIT 1) AS t`
+
+// scanTaken reads rows of merchant_ids and closes them.
+func scanTaken(rows pgx.Rows) (map[string]bool, error) {
 	defer rows.Close()
+	taken := map[string]bool{}
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
@@ -115,4 +131,59 @@ func (t *tx) TakenWithdrawalMerchantIDs(ctx context.Context, organizationID stri
 		taken[id] = true
 	}
 	return taken, interpretError(rows.Err())
+}
+
+// LockWithdrawalGate sends its four statements in one pipeline: the
+// organization's row lock (as LockOrganization) first, so that Postgres
+// runs the reads after it, each with a snapshot taken once the lock is
+// held, as if they were sent one by one. Outside a transaction that can
+// pipeline (or inside a Pipeline), they are sent one by one.
+func (t *tx) LockWithdrawalGate(ctx context.Context, organizationID string, merchantIDs []string) (*engine.WithdrawalGate, error) {
+	bs, ok := t.tx.(batchSender)
+	if !ok || t.pipe != nil {
+		return t.withdrawalGateOneByOne(ctx, organizationID, merchantIDs)
+	}
+	g := &engine.WithdrawalGate{Taken: map[string]bool{}}
+	var b pgx.Batch
+	b.Queue(`SELECT `+orgColumns+` FROM organizations WHERE id = $1`+t.lockRow(), organizationID).QueryRow(func(row pgx.Row) (err error) {
+		g.Organization, err = scanOrganization(row)
+		return err
+	})
+	if len(merchantIDs) > 0 {
+		b.Queue(takenMerchantIDsQuery, organizationID, merchantIDs).Query(func(rows pgx.Rows) (err error) {
+			g.Taken, err = scanTaken(rows)
+			return err
+		})
+	}
+	b.Queue(balancesQuery, organizationID).Query(func(rows pgx.Rows) (err error) {
+		g.Balances, err = scanAccountSums(rows)
+		return err
+	})
+	b.Queue(endpointsQuery(true), organizationID).Query(func(rows pgx.Rows) (err error) {
+		defer rows.Close()
+		g.Endpoints, err = rowset.Collect(rows, scanWebhookEndpoint)
+		return interpretError(err)
+	})
+	if err := interpretError(bs.SendBatch(ctx, &b).Close()); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func (t *tx) withdrawalGateOneByOne(ctx context.Context, organizationID string, merchantIDs []string) (*engine.WithdrawalGate, error) {
+	org, err := t.LockOrganization(ctx, organizationID)
+	if err != nil {
+		return nil, err
+	}
+	g := &engine.WithdrawalGate{Organization: org}
+	if g.Taken, err = t.TakenWithdrawalMerchantIDs(ctx, organizationID, merchantIDs); err != nil {
+		return nil, err
+	}
+	if g.Balances, err = t.AccountBalances(ctx, organizationID); err != nil {
+		return nil, err
+	}
+	if g.Endpoints, err = t.ListWebhookEndpoints(ctx, organizationID, true); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
