@@ -438,7 +438,9 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float6
 
 // micros is a CPU time per operation, to the microsecond: in milliseconds
 // to two places, a signed GET's 80-110 µs would read as 0.08-0.11.
-func micros(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
+func micros(d time.Duration) string {
+	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+}
 
 func truncate(s string, n int) string {
 	if len(s) <= n {
