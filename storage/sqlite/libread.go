@@ -119,8 +119,9 @@ func (p *libReaders) readRow(ctx context.Context, query string, args []any, scan
 		}
 	}()
 	err = c.readRow(query, args, scan)
-	var e *libError
-	if errors.As(err, &e) && !isBusy(err) {
+	// SQLite's errors come back from readRow as they are, unwrapped (and
+	// errors.As would cost an allocation per read).
+	if _, ok := err.(*libError); ok && !isBusy(err) {
 		// An error of SQLite's own other than "busy" (I/O, corruption,
 		// out of memory) may leave the connection unusable.
 		dropped = true
@@ -455,7 +456,7 @@ func (c *libConn) scanColumn(s uintptr, i int32, dest any) error {
 		}
 	case decimalCol:
 		if t == sqlite3.SQLITE_TEXT {
-			return d.Scan(c.text(s, i))
+			return d.set(c.text(s, i))
 		}
 	}
 	return assign(dest, c.column(s, i))
