@@ -96,6 +96,10 @@ func (c decimalCol) Scan(v any) error {
 	if !ok {
 		return fmt.Errorf("decimal column: unexpected %T", v)
 	}
+	return c.set(s)
+}
+
+func (c decimalCol) set(s string) error {
 	d, err := decimal.NewFromString(s)
 	if err != nil {
 		return fmt.Errorf("decimal column: %w", err)

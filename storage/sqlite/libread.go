@@ -119,8 +119,9 @@ func (p *libReaders) readRow(ctx context.Context, query string, args []any, scan
 		}
 	}()
 	err = c.readRow(query, args, scan)
-	var e *libError
-	if errors.As(err, &e) && !isBusy(err) {
+	// SQLite's errors come back from readRow as they are, unwrapped (and
+	// errors.As would cost an allocation per read).
+	if _, ok := err.(*libError); ok && !isBusy(err) {
 		// An error of SQLite's own other than "busy" (I/O, corruption,
 		// out of memory) may leave the connection unusable.
 		dropped = true
@@ -385,17 +386,106 @@ func (c *libConn) readRow(query string, args []any, scan func(*rowValues) error)
 	default:
 		return c.err(rc)
 	}
-	n := int(sqlite3.Xsqlite3_column_count(c.tls, s))
 	row := &c.row
-	if cap(row.v) < n {
-		row.v = make([]driver.Value, n)
-	}
-	row.v = row.v[:n]
-	defer clear(row.v)
-	for i := range n {
-		row.v[i] = c.column(s, int32(i))
-	}
+	row.lib, row.stmt = c, s
+	defer func() { row.lib, row.stmt = nil, 0 }()
 	return scan(row)
+}
+
+// scan assigns the current row of s to dest as rowValues.Scan would from
+// the row's driver values, reading the common cases (text into a string,
+// an integer into an int or a time) straight from SQLite: boxing each
+// value in an interface first cost an allocation per column. Any other
+// case goes through column and assign, so the two agree
+// (TestLibScanAgreesWithAssign).
+func (c *libConn) scan(s uintptr, dest []any) error {
+	if n := int(sqlite3.Xsqlite3_column_count(c.tls, s)); len(dest) != n {
+		return fmt.Errorf("sqlite: %d columns scanned into %d destinations", n, len(dest))
+	}
+	for i, d := range dest {
+		if err := c.scanColumn(s, int32(i), d); err != nil {
+			return fmt.Errorf("sqlite: scan column %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (c *libConn) scanColumn(s uintptr, i int32, dest any) error {
+	t := sqlite3.Xsqlite3_column_type(c.tls, s, i)
+	switch d := dest.(type) {
+	case *string:
+		if t == sqlite3.SQLITE_TEXT {
+			*d = c.text(s, i)
+			return nil
+		}
+	case stringCol:
+		switch t {
+		case sqlite3.SQLITE_TEXT:
+			*d.s = c.text(s, i)
+			return nil
+		case sqlite3.SQLITE_NULL:
+			*d.s = ""
+			return nil
+		}
+	case *int64:
+		if t == sqlite3.SQLITE_INTEGER {
+			*d = int64(sqlite3.Xsqlite3_column_int64(c.tls, s, i))
+			return nil
+		}
+	case *int:
+		if t == sqlite3.SQLITE_INTEGER {
+			if n := int64(sqlite3.Xsqlite3_column_int64(c.tls, s, i)); int64(int(n)) == n {
+				*d = int(n)
+				return nil
+			}
+		}
+	case timeCol:
+		switch t {
+		case sqlite3.SQLITE_INTEGER:
+			*d.t = time.UnixMicro(int64(sqlite3.Xsqlite3_column_int64(c.tls, s, i))).UTC()
+			return nil
+		case sqlite3.SQLITE_NULL:
+			*d.t = time.Time{}
+			return nil
+		}
+	case bytesCol:
+		switch t {
+		case sqlite3.SQLITE_TEXT, sqlite3.SQLITE_BLOB, sqlite3.SQLITE_NULL:
+			*d.b = c.bytes(s, i, t)
+			return nil
+		}
+	case decimalCol:
+		if t == sqlite3.SQLITE_TEXT {
+			return d.set(c.text(s, i))
+		}
+	}
+	return assign(dest, c.column(s, i))
+}
+
+// text is column i, of type TEXT, as a string.
+func (c *libConn) text(s uintptr, i int32) string {
+	p := sqlite3.Xsqlite3_column_text(c.tls, s, i)
+	n := int(sqlite3.Xsqlite3_column_bytes(c.tls, s, i))
+	if p == 0 || n == 0 {
+		return ""
+	}
+	return string(unsafe.Slice((*byte)(cmem(p)), n))
+}
+
+// bytes is column i, of type t (TEXT, BLOB or NULL), as bytesCol keeps
+// it: a fresh slice, nil when NULL or empty.
+func (c *libConn) bytes(s uintptr, i int32, t int32) []byte {
+	var p uintptr
+	if t == sqlite3.SQLITE_BLOB {
+		p = sqlite3.Xsqlite3_column_blob(c.tls, s, i)
+	} else if t == sqlite3.SQLITE_TEXT {
+		p = sqlite3.Xsqlite3_column_text(c.tls, s, i)
+	}
+	n := int(sqlite3.Xsqlite3_column_bytes(c.tls, s, i))
+	if p == 0 || n == 0 {
+		return nil
+	}
+	return append([]byte(nil), unsafe.Slice((*byte)(cmem(p)), n)...)
 }
 
 // column is column i of s's current row as the driver gives it: nil,
@@ -407,12 +497,7 @@ func (c *libConn) column(s uintptr, i int32) driver.Value {
 	case sqlite3.SQLITE_FLOAT:
 		return sqlite3.Xsqlite3_column_double(c.tls, s, i)
 	case sqlite3.SQLITE_TEXT:
-		p := sqlite3.Xsqlite3_column_text(c.tls, s, i)
-		n := int(sqlite3.Xsqlite3_column_bytes(c.tls, s, i))
-		if p == 0 || n == 0 {
-			return ""
-		}
-		return string(unsafe.Slice((*byte)(cmem(p)), n))
+		return c.text(s, i)
 	case sqlite3.SQLITE_BLOB:
 		p := sqlite3.Xsqlite3_column_blob(c.tls, s, i)
 		n := int(sqlite3.Xsqlite3_column_bytes(c.tls, s, i))

@@ -14,10 +14,18 @@ import (
 type rowValues struct {
 	v    []driver.Value
 	dest []any // getRow's destinations, reused
+	// lib and stmt, when set, are a one-row read's connection and
+	// statement, whose current row Scan reads from SQLite (libConn.scan)
+	// instead of v.
+	lib  *libConn
+	stmt uintptr
 }
 
 // Scan assigns the row's columns, in order, to dest.
 func (r *rowValues) Scan(dest ...any) error {
+	if r.lib != nil {
+		return r.lib.scan(r.stmt, dest)
+	}
 	if len(dest) != len(r.v) {
 		return fmt.Errorf("sqlite: %d columns scanned into %d destinations", len(r.v), len(dest))
 	}

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -46,15 +48,70 @@ func TestReadRowErrors(t *testing.T) {
 	}
 	// The connection (and its cached statements) is still good afterwards,
 	// with text, integer and NULL arguments.
-	var got []driver.Value
+	var (
+		n   int64
+		txt string
+		nul = "not null"
+	)
 	if err := s.lib.readRow(ctx, `SELECT ? + 1, ? || 'b', ?`, []any{int64(41), "a", nil}, func(r *rowValues) error {
-		got = append(got, r.v...)
-		return nil
+		return r.Scan(&n, &txt, stringCol{&nul})
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || got[0] != int64(42) || got[1] != "ab" || got[2] != nil {
-		t.Errorf("SELECT ? + 1, ? || 'b', ? = %#v", got)
+	if n != 42 || txt != "ab" || nul != "" {
+		t.Errorf("SELECT ? + 1, ? || 'b', ? = %d, %q, %q", n, txt, nul)
+	}
+}
+
+// A one-row read scans straight from SQLite what it can; whatever it
+// scans, it scans as assign does from the driver's value: the same value
+// or an error both ways, for every destination the store uses and every
+// type SQLite stores.
+func TestLibScanAgreesWithAssign(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "payd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sources := []string{"NULL", "0", "1", "-5", "1700000000000000", "9223372036854775807", "2.5",
+		"'text'", "''", "'12.50'", "'1700000000000000'", "x'00ff'", "x''"}
+	dests := map[string]func() (dest any, get func() any){
+		"*string":     func() (any, func() any) { var v string; return &v, func() any { return v } },
+		"*int64":      func() (any, func() any) { var v int64; return &v, func() any { return v } },
+		"*int":        func() (any, func() any) { var v int; return &v, func() any { return v } },
+		"*bool":       func() (any, func() any) { var v bool; return &v, func() any { return v } },
+		"timeCol":     func() (any, func() any) { var v time.Time; return timeCol{&v}, func() any { return v } },
+		"nullTimeCol": func() (any, func() any) { var v *time.Time; return nullTimeCol{&v}, func() any { return v } },
+		"stringCol":   func() (any, func() any) { var v string; return stringCol{&v}, func() any { return v } },
+		"bytesCol":    func() (any, func() any) { var v []byte; return bytesCol{&v}, func() any { return v } },
+		"decimalCol": func() (any, func() any) {
+			var v decimal.Decimal
+			return decimalCol{&v}, func() any { return v.String() }
+		},
+		"nullDecimalCol": func() (any, func() any) {
+			var v decimal.NullDecimal
+			return nullDecimalCol{&v}, func() any { return v }
+		},
+	}
+	for _, src := range sources {
+		for name, mk := range dests {
+			direct, gotDirect := mk()
+			viaAssign, gotAssign := mk()
+			var errDirect, errAssign error
+			if err := s.lib.readRow(ctx, `SELECT `+src, nil, func(r *rowValues) error {
+				errDirect = r.Scan(direct)
+				if e := assign(viaAssign, r.lib.column(r.stmt, 0)); e != nil {
+					errAssign = fmt.Errorf("sqlite: scan column 0: %w", e)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(errDirect) != fmt.Sprint(errAssign) || !reflect.DeepEqual(gotDirect(), gotAssign()) {
+				t.Errorf("%s into %s: %#v, %v; assign: %#v, %v", src, name, gotDirect(), errDirect, gotAssign(), errAssign)
+			}
+		}
 	}
 }
 

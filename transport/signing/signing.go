@@ -8,12 +8,15 @@
 package signing
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"hash"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -65,7 +68,9 @@ func Sign(secret []byte, timestamp, method, target string, body []byte) string {
 func Timestamp(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
 
 func mac(secret []byte, timestamp, method, target string, body []byte) []byte {
-	h := hmac.New(sha256.New, secret)
+	h, pool := keyedMAC(secret)
+	defer pool.Put(h)
+	h.Reset()
 	// The parts before the body in one write: one allocation, not five.
 	head := make([]byte, 0, len("v1\n\n\n\n")+len(timestamp)+len(method)+len(target))
 	head = append(append(append(head, "v1\n"...), timestamp...), '\n')
@@ -75,9 +80,43 @@ func mac(secret []byte, timestamp, method, target string, body []byte) []byte {
 	return h.Sum(make([]byte, 0, sha256.Size))
 }
 
-// Verify checks a request's signature headers against any of secrets (the
-// current secret and, during a rotation, the previous one) at time now.
-// It returns nil or one of ErrMissing, ErrMalformed, ErrStale, ErrInvalid.
+// keyedMACs keeps, per secret, HMAC states already keyed. Reset restores
+// one's keyed state from a copy (crypto/hmac keeps one after its first
+// Reset) instead of hashing the key's two padded blocks again, and reuse
+// saves the four allocations of hmac.New: together about a tenth of a
+// signed GET's signature check. Secrets are held as the key cache holds
+// them; the map is emptied when it reaches maxKeyedMACs, so rotated
+// secrets do not accumulate.
+var keyedMACs struct {
+	sync.RWMutex
+	pools map[string]*sync.Pool
+}
+
+const maxKeyedMACs = 4096
+
+// keyedMAC returns an HMAC-SHA256 of secret, in any state, and the pool to
+// return it to.
+func keyedMAC(secret []byte) (hash.Hash, *sync.Pool) {
+	keyedMACs.RLock()
+	pool := keyedMACs.pools[string(secret)]
+	keyedMACs.RUnlock()
+	if pool == nil {
+		key := bytes.Clone(secret)
+		pool = &sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}
+		keyedMACs.Lock()
+		if len(keyedMACs.pools) >= maxKeyedMACs || keyedMACs.pools == nil {
+			keyedMACs.pools = make(map[string]*sync.Pool)
+		}
+		if p, ok := keyedMACs.pools[string(key)]; ok {
+			pool = p
+		} else {
+			keyedMACs.pools[string(key)] = pool
+		}
+		keyedMACs.Unlock()
+	}
+	return pool.Get().(hash.Hash), pool
+}
+
 func Verify(secrets [][]byte, timestamp, signature, method, target string, body []byte, now time.Time) error {
 	if timestamp == "" || signature == "" {
 		return ErrMissing
