@@ -102,12 +102,24 @@ func (p *pipe) batch() *pgx.Batch {
 			rows[t] = append(rows[t], p.queued[j])
 		}
 		for _, t := range tables {
-			queueRows(b, t, rows[t])
+			// Postgres takes at most maxStatementParams parameters in a
+			// statement: a large batch's rows go as several.
+			rs := rows[t]
+			per := max(maxStatementParams/max(len(rs[0].args), 1), 1)
+			for len(rs) > per {
+				queueRows(b, t, rs[:per])
+				rs = rs[per:]
+			}
+			queueRows(b, t, rs)
 		}
 		i = j
 	}
 	return b
 }
+
+// maxStatementParams is the most parameters Postgres's extended protocol
+// takes in one statement (a 16-bit count).
+const maxStatementParams = 65535
 
 // queueRows queues the one-row inserts rows into table as one statement.
 func queueRows(b *pgx.Batch, table string, rows []queued) {

@@ -95,3 +95,31 @@ func TestPipelineMergesInserts(t *testing.T) {
 		}
 	}
 }
+
+// A batch as large as an operator may configure (--create-batch) still
+// goes in: Postgres takes at most 65,535 parameters in a statement, so
+// the merged insert of a table is cut into statements under that bound.
+func TestPipelineInsertsWithinParameterLimit(t *testing.T) {
+	p := &pipe{}
+	const rows = 5000 // 18 columns each: 90,000 parameters
+	for i := range rows {
+		w := newWithdrawal(fmt.Sprint("wd_", i), "org_1", fmt.Sprint("m_", i))
+		args := []any{w.ID, w.OrganizationID, w.MerchantID, w.Amount, w.Commission, w.PaymentMethod, w.Account,
+			string(w.Metadata), w.Status, w.PayoutStep, w.ProviderReference, w.FailureReason,
+			w.Tries, w.NextRunAt, w.LeaseOwner, nil, w.CreatedAt, w.UpdatedAt}
+		if !p.queueInsert("withdrawal "+w.ID, `INSERT INTO withdrawals (`+withdrawalColumns+`) VALUES (`+params(len(args))+`)`, args...) {
+			t.Fatal("not queued as a one-row insert")
+		}
+	}
+	b := p.batch()
+	total := 0
+	for _, q := range b.QueuedQueries {
+		if len(q.Arguments) > maxStatementParams {
+			t.Errorf("a statement with %d parameters, Postgres takes %d", len(q.Arguments), maxStatementParams)
+		}
+		total += len(q.Arguments)
+	}
+	if total != rows*18 || len(b.QueuedQueries) < 2 {
+		t.Errorf("%d statements, %d parameters in all, want every row's 18", len(b.QueuedQueries), total)
+	}
+}
