@@ -238,9 +238,18 @@ func (t *sqlTx) GetDeviceByTokenHash(ctx context.Context, hash []byte) (*Device,
 
 // LockDevice serializes a device's reports and messages.
 func (t *sqlTx) LockDevice(ctx context.Context, organizationID, id string) (*Device, error) {
-	return queryOne(ctx, t, readDevice,
-		`SELECT `+deviceColumns+` FROM sms_devices WHERE id = $1 AND organization_id = $2`+t.d.lockRow, id, organizationID)
+	return queryOne(ctx, t, readDevice, deviceByIDQuery+t.d.lockRow, id, organizationID)
 }
+
+// deviceByIDQuery and smsByIDQuery find a row by its primary key and
+// check its organization in a form no index of organization_id matches:
+// with "organization_id = $2" Postgres may pick such an index on a table
+// not yet analyzed and read every row of the organization to find one
+// (TestByIDReadsUsePrimaryKeys; storage/postgres's reads do the same).
+const (
+	deviceByIDQuery = `SELECT ` + deviceColumns + ` FROM sms_devices WHERE id = $1 AND organization_id || '' = $2`
+	smsByIDQuery    = `SELECT ` + smsColumns + ` FROM sms_messages WHERE id = $1 AND organization_id || '' = $2`
+)
 
 func (t *sqlTx) UpdateDevice(ctx context.Context, d *Device) error {
 	return t.exec(ctx, `UPDATE sms_devices SET name = $1, token_hash = $2, token_hint = $3, last_seen_at = $4,
@@ -630,8 +639,7 @@ func (t *sqlTx) CountWaitingPayouts(ctx context.Context) (map[string]engine.Queu
 
 // GetSMS reads a message by its primary key, within its organization.
 func (t *sqlTx) GetSMS(ctx context.Context, organizationID, id string) (*SMS, error) {
-	return queryOne(ctx, t, readSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
-		WHERE id = $1 AND organization_id = $2`, id, organizationID)
+	return queryOne(ctx, t, readSMSPlain, smsByIDQuery, id, organizationID)
 }
 
 // ListHeldSMSSince walks sms_messages_held_age.

@@ -40,9 +40,11 @@ func (t *tx) ListBalanceTransactions(ctx context.Context, p engine.PageParams) (
 }
 
 func (t *tx) GetBalanceTransaction(ctx context.Context, organizationID, id string) (*engine.BalanceTransaction, error) {
-	return scanBalanceTransaction(t.tx.QueryRow(ctx, `SELECT `+pagequery.BalanceTransactionColumns+`
-		FROM balance_transactions WHERE id = $1 AND organization_id = $2`, id, organizationID))
+	return scanBalanceTransaction(t.tx.QueryRow(ctx, getBalanceTransactionQuery, id, organizationID))
 }
+
+var getBalanceTransactionQuery = `SELECT ` + pagequery.BalanceTransactionColumns + `
+	FROM balance_transactions WHERE id = $1 AND ` + sameOrganization + `$2`
 
 func scanBalanceTransaction(row scanner) (*engine.BalanceTransaction, error) {
 	var b engine.BalanceTransaction

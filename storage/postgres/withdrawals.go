@@ -54,15 +54,20 @@ func (t *tx) CreateWithdrawal(ctx context.Context, w *engine.Withdrawal) error {
 }
 
 func (t *tx) GetWithdrawal(ctx context.Context, organizationID, id string) (*engine.Withdrawal, error) {
-	return scanWithdrawal(t.tx.QueryRow(ctx,
-		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE id = $1 AND organization_id = $2`, id, organizationID))
+	return scanWithdrawal(t.tx.QueryRow(ctx, getWithdrawalQuery, id, organizationID))
 }
+
+const getWithdrawalQuery = `SELECT ` + withdrawalColumns + ` FROM withdrawals WHERE id = $1 AND ` + sameOrganization + `$2`
 
 // LockWithdrawal is GetWithdrawal under FOR NO KEY UPDATE (see lockRow).
 func (t *tx) LockWithdrawal(ctx context.Context, organizationID, id string) (*engine.Withdrawal, error) {
-	return scanWithdrawal(t.tx.QueryRow(ctx,
-		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE id = $1 AND organization_id = $2`+t.lockRow(), id, organizationID))
+	if t.readOnly {
+		return t.GetWithdrawal(ctx, organizationID, id)
+	}
+	return scanWithdrawal(t.tx.QueryRow(ctx, lockWithdrawalQuery, id, organizationID))
 }
+
+const lockWithdrawalQuery = getWithdrawalQuery + ` FOR NO KEY UPDATE`
 
 func (t *tx) UpdateWithdrawal(ctx context.Context, w *engine.Withdrawal) error {
 	// What the merchant asked for (amount, commission, method, account,

@@ -1,0 +1,7 @@
+package smsinbox
+
+// The queries a test checks the plans of.
+const (
+	DeviceByIDQuery = deviceByIDQuery
+	SMSByIDQuery    = smsByIDQuery
+)
