@@ -69,6 +69,27 @@ type WithdrawalGate struct {
 	Endpoints []*WebhookEndpoint
 }
 
+// ReadWithdrawalGate is Tx.LockWithdrawalGate made of tx's other methods,
+// one after another: for a store that cannot send them in one round trip
+// (SQLite, in process) or a Postgres transaction that is not pipelined.
+func ReadWithdrawalGate(ctx context.Context, tx Tx, organizationID string, merchantIDs []string) (*WithdrawalGate, error) {
+	org, err := tx.LockOrganization(ctx, organizationID)
+	if err != nil {
+		return nil, err
+	}
+	g := &WithdrawalGate{Organization: org}
+	if g.Taken, err = tx.TakenWithdrawalMerchantIDs(ctx, organizationID, merchantIDs); err != nil {
+		return nil, err
+	}
+	if g.Balances, err = tx.AccountBalances(ctx, organizationID); err != nil {
+		return nil, err
+	}
+	if g.Endpoints, err = tx.ListWebhookEndpoints(ctx, organizationID, true); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
 // Total is what the withdrawal takes from the balance: amount plus
 // commission.
 func (w *Withdrawal) Total() decimal.Decimal { return w.Amount.Add(w.Commission) }

@@ -146,7 +146,7 @@ func scanTaken(rows pgx.Rows) (map[string]bool, error) {
 func (t *tx) LockWithdrawalGate(ctx context.Context, organizationID string, merchantIDs []string) (*engine.WithdrawalGate, error) {
 	bs, ok := t.tx.(batchSender)
 	if !ok || t.pipe != nil {
-		return t.withdrawalGateOneByOne(ctx, organizationID, merchantIDs)
+		return engine.ReadWithdrawalGate(ctx, t, organizationID, merchantIDs)
 	}
 	g := &engine.WithdrawalGate{Taken: map[string]bool{}}
 	var b pgx.Batch
@@ -170,24 +170,6 @@ func (t *tx) LockWithdrawalGate(ctx context.Context, organizationID string, merc
 		return interpretError(err)
 	})
 	if err := interpretError(bs.SendBatch(ctx, &b).Close()); err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
-func (t *tx) withdrawalGateOneByOne(ctx context.Context, organizationID string, merchantIDs []string) (*engine.WithdrawalGate, error) {
-	org, err := t.LockOrganization(ctx, organizationID)
-	if err != nil {
-		return nil, err
-	}
-	g := &engine.WithdrawalGate{Organization: org}
-	if g.Taken, err = t.TakenWithdrawalMerchantIDs(ctx, organizationID, merchantIDs); err != nil {
-		return nil, err
-	}
-	if g.Balances, err = t.AccountBalances(ctx, organizationID); err != nil {
-		return nil, err
-	}
-	if g.Endpoints, err = t.ListWebhookEndpoints(ctx, organizationID, true); err != nil {
 		return nil, err
 	}
 	return g, nil

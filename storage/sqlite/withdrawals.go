@@ -133,19 +133,5 @@ func (t *tx) TakenWithdrawalMerchantIDs(ctx context.Context, organizationID stri
 // LockWithdrawalGate makes its reads one after another, in process, under
 // the write transaction that is SQLite's lock (see LockOrganization).
 func (t *tx) LockWithdrawalGate(ctx context.Context, organizationID string, merchantIDs []string) (*engine.WithdrawalGate, error) {
-	org, err := t.LockOrganization(ctx, organizationID)
-	if err != nil {
-		return nil, err
-	}
-	g := &engine.WithdrawalGate{Organization: org}
-	if g.Taken, err = t.TakenWithdrawalMerchantIDs(ctx, organizationID, merchantIDs); err != nil {
-		return nil, err
-	}
-	if g.Balances, err = t.AccountBalances(ctx, organizationID); err != nil {
-		return nil, err
-	}
-	if g.Endpoints, err = t.ListWebhookEndpoints(ctx, organizationID, true); err != nil {
-		return nil, err
-	}
-	return g, nil
+	return engine.ReadWithdrawalGate(ctx, t, organizationID, merchantIDs)
 }
