@@ -390,9 +390,13 @@ func (t *tx) GetDeposit(ctx context.Context, organizationID, id string) (*engine
 const getDepositQuery = `SELECT ` + depositColumns + ` FROM deposits WHERE id = $1 AND ` + sameOrganization + `$2`
 
 func (t *tx) GetDepositByMerchantID(ctx context.Context, organizationID, merchantID string) (*engine.Deposit, error) {
-	return scanDeposit(t.tx.QueryRow(ctx,
-		`SELECT `+depositColumns+` FROM deposits WHERE organization_id = $1 AND merchant_id = $2`, organizationID, merchantID))
+	return scanDeposit(t.tx.QueryRow(ctx, getDepositByMerchantIDQuery, organizationID, merchantID))
 }
+
+// getDepositByMerchantIDQuery reads through UNIQUE (merchant_id,
+// organization_id), never an index that starts with organization_id (see
+// migration 0019).
+const getDepositByMerchantIDQuery = `SELECT ` + depositColumns + ` FROM deposits WHERE merchant_id = $2 AND ` + sameOrganization + `$1`
 
 func (t *tx) GetDepositByCheckoutToken(ctx context.Context, token string) (*engine.Deposit, error) {
 	return scanDeposit(t.tx.QueryRow(ctx,

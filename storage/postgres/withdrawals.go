@@ -16,18 +16,28 @@ import (
 const withdrawalColumns = schema.WithdrawalColumns
 
 // claimPayoutsQuery leases the due withdrawals: arguments owner, leased
-// until, now, limit. Like claimQuery, it locks with SKIP LOCKED in a CTE
-// that walks the withdrawals_due partial index in order (NULL, the zero
-// time, first) and spells that index's WHERE clause as a literal.
-const claimPayoutsQuery = `WITH due AS MATERIALIZED (
+// until, now, limit. Like claimQuery, it locks with SKIP LOCKED in CTEs
+// that walk the withdrawals_due partial index in order (NULL, never run,
+// first) and spell that index's WHERE clause as a literal. Never run and
+// due again are two scans, each with its own bound on the index: one
+// condition "NULL or before now" bounds neither end, and a plan that walks
+// the index under it reads every withdrawal waiting for a later run
+// (TestPayoutClaimReadsOnlyDueRows). The second CTE is read only as far
+// as the first leaves room under the limit, so it locks no more.
+const claimPayoutsQuery = `WITH never_run AS MATERIALIZED (
 		SELECT id FROM withdrawals
-		WHERE status = '` + engine.WithdrawalProcessing + `'
-			AND (next_run_at IS NULL OR next_run_at <= $3)
+		WHERE status = '` + engine.WithdrawalProcessing + `' AND next_run_at IS NULL
+			AND (leased_until IS NULL OR leased_until <= $3)
+		ORDER BY next_run_at NULLS FIRST, id LIMIT $4
+		FOR NO KEY UPDATE SKIP LOCKED),
+	due_again AS MATERIALIZED (
+		SELECT id FROM withdrawals
+		WHERE status = '` + engine.WithdrawalProcessing + `' AND next_run_at <= $3
 			AND (leased_until IS NULL OR leased_until <= $3)
 		ORDER BY next_run_at NULLS FIRST, id LIMIT $4
 		FOR NO KEY UPDATE SKIP LOCKED)
 	UPDATE withdrawals SET lease_owner = $1, leased_until = $2
-	WHERE id IN (SELECT id FROM due)
+	WHERE id IN (SELECT id FROM (SELECT id FROM never_run UNION ALL SELECT id FROM due_again) AS due LIMIT $4)
 	RETURNING ` + withdrawalColumns
 
 func scanWithdrawal(row scanner) (*engine.Withdrawal, error) {
@@ -94,15 +104,17 @@ func (t *tx) ClaimDuePayouts(ctx context.Context, p engine.ClaimParams) ([]*engi
 	return out, nil
 }
 
-// GetWithdrawalByMerchantID reads through the UNIQUE (organization_id,
-// merchant_id) index.
+// GetWithdrawalByMerchantID reads through UNIQUE (merchant_id,
+// organization_id), never an index that starts with organization_id (see
+// migration 0019).
 func (t *tx) GetWithdrawalByMerchantID(ctx context.Context, organizationID, merchantID string) (*engine.Withdrawal, error) {
-	return scanWithdrawal(t.tx.QueryRow(ctx,
-		`SELECT `+withdrawalColumns+` FROM withdrawals WHERE organization_id = $1 AND merchant_id = $2`, organizationID, merchantID))
+	return scanWithdrawal(t.tx.QueryRow(ctx, getWithdrawalByMerchantIDQuery, organizationID, merchantID))
 }
 
-// TakenWithdrawalMerchantIDs reads through the UNIQUE (organization_id,
-// merchant_id) index, the IDs passed as one array.
+const getWithdrawalByMerchantIDQuery = `SELECT ` + withdrawalColumns + ` FROM withdrawals WHERE merchant_id = $2 AND ` + sameOrganization + `$1`
+
+// TakenWithdrawalMerchantIDs reads through UNIQUE (merchant_id,
+// organization_id), the IDs passed as one array.
 func (t *tx) TakenWithdrawalMerchantIDs(ctx context.Context, organizationID string, merchantIDs []string) (map[string]bool, error) {
 	taken := map[string]bool{}
 	if len(merchantIDs) == 0 {
@@ -115,14 +127,12 @@ func (t *tx) TakenWithdrawalMerchantIDs(ctx context.Context, organizationID stri
 	return scanTaken(rows)
 }
 
-// takenMerchantIDsQuery looks each merchant_id up on its own, through the
-// UNIQUE (organization_id, merchant_id) index: the LATERAL ... LIMIT 1 keeps
-// Postgres from planning one scan of all the organization's withdrawals
-// with the IDs as a filter, which it did on a table not yet analyzed
-// (a new database), reading every withdrawal of the organization for each
-// batch of creates.
+// takenMerchantIDsQuery looks each merchant_id up on its own through
+// UNIQUE (merchant_id, organization_id), as getWithdrawalByMerchantIDQuery
+// does: merchant_id = ANY ($2) was planned as a scan of the whole table
+// while the table was empty.
 const takenMerchantIDsQuery = `SELECT m.id FROM unnest($2::text[]) AS m (id)
-	CROSS JOIN LATERAL (SELECT FROM withdrawals w WHERE w.organization_id = $1 AND w.merchant_id = m.id LIMIT 1) AS t`
+	CROSS JOIN LATERAL (SELECT FROM withdrawals WHERE merchant_id = m.id AND ` + sameOrganization + `$1 LIMIT 1) AS w`
 
 // scanTaken reads rows of merchant_ids and closes them.
 func scanTaken(rows pgx.Rows) (map[string]bool, error) {
