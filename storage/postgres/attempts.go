@@ -32,7 +32,7 @@ const claimQuery = `WITH due AS MATERIALIZED (
 		ORDER BY next_run_at, id LIMIT $4
 		FOR NO KEY UPDATE SKIP LOCKED)
 	UPDATE attempts SET lease_owner = $1, leased_until = $2
-	WHERE id IN (SELECT id FROM due)
+	WHERE id = ANY (ARRAY (SELECT id FROM due))
 	RETURNING ` + attemptColumns
 
 func scanAttempt(row scanner) (*engine.Attempt, error) {
@@ -92,7 +92,7 @@ func (t *tx) ClaimDueAttempts(ctx context.Context, p engine.ClaimParams) ([]*eng
 	if p.Limit <= 0 {
 		return nil, nil
 	}
-	out, err := queryList(ctx, t, scanAttempt, claimQuery, p.Owner, zeroNull(p.LeasedUntil), p.Now, p.Limit)
+	out, err := claimList(ctx, t, scanAttempt, claimQuery, p.Owner, zeroNull(p.LeasedUntil), p.Now, p.Limit)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ const claimPayoutsQuery = `WITH never_run AS MATERIALIZED (
 		ORDER BY next_run_at NULLS FIRST, id LIMIT $4
 		FOR NO KEY UPDATE SKIP LOCKED)
 	UPDATE withdrawals SET lease_owner = $1, leased_until = $2
-	WHERE id IN (SELECT id FROM (SELECT id FROM never_run UNION ALL SELECT id FROM due_again) AS due LIMIT $4)
+	WHERE id = ANY (ARRAY (SELECT id FROM never_run UNION ALL SELECT id FROM due_again LIMIT $4))
 	RETURNING ` + withdrawalColumns
 
 func scanWithdrawal(row scanner) (*engine.Withdrawal, error) {
@@ -95,7 +95,7 @@ func (t *tx) ClaimDuePayouts(ctx context.Context, p engine.ClaimParams) ([]*engi
 	if p.Limit <= 0 {
 		return nil, nil
 	}
-	out, err := queryList(ctx, t, scanWithdrawal, claimPayoutsQuery, p.Owner, zeroNull(p.LeasedUntil), p.Now, p.Limit)
+	out, err := claimList(ctx, t, scanWithdrawal, claimPayoutsQuery, p.Owner, zeroNull(p.LeasedUntil), p.Now, p.Limit)
 	if err != nil {
 		return nil, err
 	}
