@@ -4,4 +4,8 @@ package smsinbox
 const (
 	DeviceByIDQuery = deviceByIDQuery
 	SMSByIDQuery    = smsByIDQuery
+
+	SMSByFingerprintQuery = smsByFingerprintQuery
 )
+
+var SMSByTransactionQuery = smsByTransactionQuery(dialects["postgres"])

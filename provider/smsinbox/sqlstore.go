@@ -429,17 +429,22 @@ func (t *sqlTx) UpdateSMS(ctx context.Context, m *SMS) error {
 // generic plan can use them too.
 
 func (t *sqlTx) GetSMSByFingerprint(ctx context.Context, organizationID string, fingerprint []byte) (*SMS, error) {
-	return queryOne(ctx, t, readSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
-		WHERE organization_id = $1 AND fingerprint = $2 AND status <> 'duplicate'`,
-		organizationID, fingerprint)
+	return queryOne(ctx, t, readSMSPlain, smsByFingerprintQuery, organizationID, fingerprint)
 }
+
+const smsByFingerprintQuery = `SELECT ` + smsColumns + ` FROM sms_messages
+	WHERE organization_id = $1 AND fingerprint = $2 AND status <> 'duplicate'`
 
 // ListSMSByTransactionID walks sms_messages_transaction.
 func (t *sqlTx) ListSMSByTransactionID(ctx context.Context, organizationID, channel, transactionID string) ([]*SMS, error) {
-	return queryList(ctx, t, readSMSPlain, `SELECT `+smsColumns+` FROM sms_messages
+	return queryList(ctx, t, readSMSPlain, smsByTransactionQuery(t.d), organizationID, channel, transactionID)
+}
+
+func smsByTransactionQuery(d dialect) string {
+	return `SELECT ` + smsColumns + ` FROM sms_messages
 		WHERE organization_id = $1 AND channel = $2 AND transaction_id = $3
 			AND transaction_id <> '' AND status <> 'duplicate'
-		ORDER BY `+t.d.byCreated+`, id`, organizationID, channel, transactionID)
+		ORDER BY ` + d.byCreated + `, id`
 }
 
 func (t *sqlTx) ListHeldSMS(ctx context.Context, walletID string) ([]*SMS, error) {
