@@ -77,6 +77,12 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	// returns. Sent in the startup packet, it overrides a weaker server,
 	// database or role default, and an "options" parameter in url.
 	cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
+	// JIT compiles a statement whose plan costs more than a threshold:
+	// hundreds of milliseconds spent on statements that run in one
+	// (TestJITOff). None of payd's gains from it.
+	if _, ok := cfg.ConnConfig.RuntimeParams["jit"]; !ok {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "payd"
 	}

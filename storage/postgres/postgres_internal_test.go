@@ -248,6 +248,34 @@ func TestSynchronousCommit(t *testing.T) {
 	}
 }
 
+// payd's statements are short; JIT compilation made one of them take 400
+// ms instead of 1 (a claim whose plan cost was inflated by a disabled sort,
+// compiled on every run). Off, unless the URL asks for it.
+func TestJITOff(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	for _, c := range []struct{ url, want string }{{url, "off"}, {url + sep + "jit=on", "on"}} {
+		s, err := Open(ctx, c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		err = s.pool.QueryRow(ctx, `SHOW jit`).Scan(&got)
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s: jit = %s, want %s", c.url, got, c.want)
+		}
+	}
+}
+
 // heldTx runs fn in an InTx of its own that stays open until release is
 // called; it returns once fn has returned.
 func heldTx(t *testing.T, s *Store, fn func(ctx context.Context, tx engine.Tx) error) (release func()) {

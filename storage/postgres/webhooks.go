@@ -125,10 +125,13 @@ func (t *tx) ListDeliveries(ctx context.Context, p engine.ListDeliveriesParams) 
 	return queryList(ctx, t, scanDelivery, q, f.args...)
 }
 
-// dueDelivery is the condition of a claimable delivery, on alias d:
-// arguments now ($3). It spells the deliveries_due partial index's WHERE
-// clause as a literal so that the planner can use that index.
-const dueDelivery = `d.status = '` + engine.DeliveryPending + `'
+// stillDueDelivery is the condition of a claimable delivery, on alias d:
+// arguments now ($3). The claim's locked CTE checks it again on the few
+// candidates it reads by primary key; it is spelled so that no plan can
+// use the deliveries_due index for it (the status with an empty string
+// appended), through which it would read every pending delivery, those
+// waiting too.
+const stillDueDelivery = `d.status || '' = '` + engine.DeliveryPending + `'
 	AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= $3)
 	AND (d.leased_until IS NULL OR d.leased_until <= $3)`
 
@@ -138,29 +141,41 @@ const dueDelivery = `d.status = '` + engine.DeliveryPending + `'
 // limit, the fast endpoint IDs (a text array, never NULL) and their cap.
 //
 // FOR UPDATE cannot lock the rows of a query with a window function, so the
-// claim has two steps. The candidates CTE numbers each endpoint's due
-// deliveries in due order, keeps the first cap of each, then the earliest
-// limit of those. The locked CTE then locks those candidates, skipping any
-// another transaction has locked; it repeats the due condition so that at
+// claim has two steps. The due CTE reads the due deliveries as two scans
+// of deliveries_due, each bounded on the index (never tried, then due
+// again), never those waiting for a later try: a receiver that is down
+// has its deliveries retried for days, and one condition "NULL or before
+// now" bounds neither end of the index (TestDeliveryClaimReadsOnlyDueRows).
+// The candidates CTE numbers each endpoint's due deliveries in due order,
+// keeps the first cap of each, then the earliest limit of those. The
+// locked CTE then locks those candidates, skipping any another
+// transaction has locked; it repeats the due condition so that at
 // READ COMMITTED a candidate another claimer leased (and committed) since
 // the statement's snapshot is checked again as it is now and left out. It
 // looks the candidates up by primary key (= ANY of an array computed once).
 // Both are MATERIALIZED so that each runs exactly once.
-const claimDeliveriesQuery = `WITH candidates AS MATERIALIZED (
+const claimDeliveriesQuery = `WITH due AS MATERIALIZED (
+		SELECT d.id, d.endpoint_id, d.next_attempt_at FROM deliveries d
+		WHERE d.status = '` + engine.DeliveryPending + `' AND d.next_attempt_at IS NULL
+			AND (d.leased_until IS NULL OR d.leased_until <= $3)
+		UNION ALL
+		SELECT d.id, d.endpoint_id, d.next_attempt_at FROM deliveries d
+		WHERE d.status = '` + engine.DeliveryPending + `' AND d.next_attempt_at <= $3
+			AND (d.leased_until IS NULL OR d.leased_until <= $3)),
+	candidates AS MATERIALIZED (
 		SELECT id FROM (
 			SELECT d.id, d.endpoint_id, d.next_attempt_at,
 				ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at NULLS FIRST, d.id) AS n
-			FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-			WHERE ` + dueDelivery + `
-				AND e.enabled AND NOT (d.endpoint_id = ANY ($4::text[]))) c
+			FROM due d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+			WHERE e.enabled AND NOT (d.endpoint_id = ANY ($4::text[]))) c
 		WHERE n <= CASE WHEN endpoint_id = ANY ($7::text[]) THEN $8::bigint ELSE $5::bigint END
 		ORDER BY next_attempt_at NULLS FIRST, id LIMIT $6),
 	locked AS MATERIALIZED (
 		SELECT d.id FROM deliveries d
-		WHERE d.id = ANY (ARRAY (SELECT id FROM candidates)) AND ` + dueDelivery + `
+		WHERE d.id = ANY (ARRAY (SELECT id FROM candidates)) AND ` + stillDueDelivery + `
 		FOR NO KEY UPDATE OF d SKIP LOCKED)
 	UPDATE deliveries SET lease_owner = $1, leased_until = $2
-	WHERE id IN (SELECT id FROM locked)
+	WHERE id = ANY (ARRAY (SELECT id FROM locked))
 	RETURNING ` + deliveryColumns
 
 // ClaimDueDeliveries selects, locks and leases in one statement
@@ -187,7 +202,7 @@ func (t *tx) ClaimDueDeliveries(ctx context.Context, p engine.ClaimDeliveriesPar
 	} else {
 		fastPerEndpoint = min(p.FastPerEndpoint, p.Limit)
 	}
-	out, err := queryList(ctx, t, scanDelivery, claimDeliveriesQuery,
+	out, err := claimList(ctx, t, scanDelivery, claimDeliveriesQuery,
 		p.Owner, zeroNull(p.LeasedUntil), p.Now, exclude, perEndpoint, p.Limit, fast, fastPerEndpoint)
 	if err != nil {
 		return nil, err
