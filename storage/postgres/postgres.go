@@ -139,7 +139,7 @@ var (
 // unchanged.
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
 	return retry(ctx, func() error {
-		return s.runTx(ctx, readWrite, func(t pgx.Tx) error { return fn(ctx, &tx{tx: t}) })
+		return s.runLazyTx(ctx, func(t *lazyTx) error { return fn(ctx, &tx{tx: t}) })
 	})
 }
 
@@ -180,6 +180,32 @@ func (s *Store) runTx(ctx context.Context, opts pgx.TxOptions, fn func(pgx.Tx) e
 		return err
 	}
 	return t.Commit(ctx)
+}
+
+// runLazyTx is runTx for a read-write transaction whose BEGIN goes with
+// its first statement (lazyTx).
+func (s *Store) runLazyTx(ctx context.Context, fn func(*lazyTx) error) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	t := &lazyTx{conn: conn}
+	defer func() {
+		if p := recover(); p != nil {
+			t.rollback(ctx)
+			panic(p)
+		}
+	}()
+	if err := fn(t); err != nil {
+		t.rollback(ctx)
+		return err
+	}
+	if err := t.commit(ctx); err != nil {
+		t.rollback(ctx)
+		return err
+	}
+	return nil
 }
 
 // rollback ends t even when ctx is done, so that the connection goes back

@@ -20,7 +20,14 @@ type statementCounter struct {
 }
 
 func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	sql := strings.ToLower(strings.TrimSpace(data.SQL))
+	c.count(data.SQL)
+	return ctx
+}
+
+// count counts a statement, a BEGIN as a transaction (a read-write one
+// only), a COMMIT or ROLLBACK not at all.
+func (c *statementCounter) count(sql string) {
+	sql = strings.ToLower(strings.TrimSpace(sql))
 	switch {
 	case strings.HasPrefix(sql, "begin"):
 		if !strings.Contains(sql, "read only") {
@@ -30,7 +37,6 @@ func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, dat
 	default:
 		c.statements.Add(1)
 	}
-	return ctx
 }
 
 func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
@@ -41,8 +47,8 @@ func (c *statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ p
 	return ctx
 }
 
-func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
-	c.statements.Add(1)
+func (c *statementCounter) TraceBatchQuery(_ context.Context, _ *pgx.Conn, data pgx.TraceBatchQueryData) {
+	c.count(data.SQL)
 }
 
 func (c *statementCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
