@@ -2,7 +2,6 @@ package smsinbox_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -116,7 +115,7 @@ func TestLookupsReadOnlyTheirRows(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if read := rowsRead(t, plan, "sms_messages"); read > 3 {
+				if _, read := pgtest.PlanReads(t, plan, "sms_messages", ""); read > 3 {
 					t.Errorf("%s: read %d of %d messages", name, read, rows)
 				}
 				return nil
@@ -126,34 +125,4 @@ func TestLookupsReadOnlyTheirRows(t *testing.T) {
 			}
 		}
 	}
-}
-
-// rowsRead sums the rows that the scans of table in an EXPLAIN (ANALYZE,
-// FORMAT JSON) returned or filtered out.
-func rowsRead(t *testing.T, plan []byte, table string) int {
-	t.Helper()
-	type node struct {
-		Relation       string  `json:"Relation Name"`
-		Rows           float64 `json:"Actual Rows"`
-		Loops          float64 `json:"Actual Loops"`
-		RemovedFilter  float64 `json:"Rows Removed by Filter"`
-		RemovedRecheck float64 `json:"Rows Removed by Index Recheck"`
-		Plans          []node  `json:"Plans"`
-	}
-	var out []struct{ Plan node }
-	if err := json.Unmarshal(plan, &out); err != nil || len(out) != 1 {
-		t.Fatalf("plan %s: %v", plan, err)
-	}
-	read := 0
-	var walk func(n node)
-	walk = func(n node) {
-		if n.Relation == table {
-			read += int(n.Rows*n.Loops + n.RemovedFilter + n.RemovedRecheck)
-		}
-		for _, c := range n.Plans {
-			walk(c)
-		}
-	}
-	walk(out[0].Plan)
-	return read
 }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/storage/postgres/pgtest"
 )
 
 // TestPayoutClaimReadsOnlyDueRows: a claim reads about as many withdrawals
@@ -145,7 +145,7 @@ func checkClaimReads(t *testing.T, s *Store, name, query, table, args string, li
 				if !errors.Is(err, errRollback) {
 					t.Fatalf("%s: %v", name, err)
 				}
-				claimed, read := scanReads(t, plan, table, table+"_pkey")
+				claimed, read := pgtest.PlanReads(t, plan, table, table+"_pkey")
 				if bytes.Contains(plan, []byte(`"JIT"`)) {
 					t.Errorf("%s: compiled (JIT)", name)
 				}
@@ -204,38 +204,6 @@ func TestDeliveryClaimReadsOnlyDueRows(t *testing.T) {
 	args := fmt.Sprintf("('w', '%s'::timestamptz, '%s'::timestamptz, '{}'::text[], %d, %d, '{}'::text[], %d)",
 		now.Add(time.Minute).Format(time.RFC3339Nano), now.Format(time.RFC3339Nano), limit, limit, limit)
 	checkClaimReads(t, s, "5 due, 1,000 waiting, 1,000 delivered", claimDeliveriesQuery, "deliveries", args, limit, 5)
-}
-
-// scanReads walks an EXPLAIN (ANALYZE, FORMAT JSON): the rows the statement
-// returned, and the rows of table its scans read other than through
-// exceptIndex (returned or filtered out).
-func scanReads(t *testing.T, plan []byte, table, exceptIndex string) (returned, read int) {
-	t.Helper()
-	type node struct {
-		NodeType       string  `json:"Node Type"`
-		Relation       string  `json:"Relation Name"`
-		Index          string  `json:"Index Name"`
-		Rows           float64 `json:"Actual Rows"`
-		Loops          float64 `json:"Actual Loops"`
-		RemovedFilter  float64 `json:"Rows Removed by Filter"`
-		RemovedRecheck float64 `json:"Rows Removed by Index Recheck"`
-		Plans          []node  `json:"Plans"`
-	}
-	var out []struct{ Plan node }
-	if err := json.Unmarshal(plan, &out); err != nil || len(out) != 1 {
-		t.Fatalf("plan %s: %v", plan, err)
-	}
-	var walk func(n node)
-	walk = func(n node) {
-		if n.Relation == table && n.NodeType != "ModifyTable" && (exceptIndex == "" || n.Index != exceptIndex) {
-			read += int(n.Rows*n.Loops + n.RemovedFilter + n.RemovedRecheck)
-		}
-		for _, c := range n.Plans {
-			walk(c)
-		}
-	}
-	walk(out[0].Plan)
-	return int(out[0].Plan.Rows), read
 }
 
 // TestMerchantIDLookupsReadOneRow: a lookup by merchant_id (a create's
@@ -300,7 +268,7 @@ func TestMerchantIDLookupsReadOneRow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, read := scanReads(t, plan, cases[i].table, ""); read > 3 {
+			if _, read := pgtest.PlanReads(t, plan, cases[i].table, ""); read > 3 {
 				t.Errorf("%s: read %d rows of %d", ses.name, read, rows)
 			}
 			// Back to the pool as it was lent.

@@ -217,11 +217,7 @@ func TestSynchronousCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	weakened := url + sep + "options=" + "-c%20synchronous_commit%3Doff"
+	weakened := withParam(url, "options=-c%20synchronous_commit%3Doff")
 	s, err := Open(ctx, weakened)
 	if err != nil {
 		t.Fatal(err)
@@ -248,6 +244,14 @@ func TestSynchronousCommit(t *testing.T) {
 	}
 }
 
+// withParam adds a query parameter (key=value, escaped) to a URL.
+func withParam(url, param string) string {
+	if strings.Contains(url, "?") {
+		return url + "&" + param
+	}
+	return url + "?" + param
+}
+
 // payd's statements are short; JIT compilation made one of them take 400
 // ms instead of 1 (a claim whose plan cost was inflated by a disabled sort,
 // compiled on every run). Off, unless the URL asks for it.
@@ -255,11 +259,7 @@ func TestJITOff(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	for _, c := range []struct{ url, want string }{{url, "off"}, {url + sep + "jit=on", "on"}} {
+	for _, c := range []struct{ url, want string }{{url, "off"}, {withParam(url, "jit=on"), "on"}} {
 		s, err := Open(ctx, c.url)
 		if err != nil {
 			t.Fatal(err)
