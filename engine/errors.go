@@ -74,4 +74,9 @@ var (
 	// ErrDuplicate is returned when an insert or update violates a uniqueness
 	// constraint. Idempotency rests on these constraints, not on reads.
 	ErrDuplicate = errors.New("duplicate")
+	// ErrLeaseLost is returned by a write made on condition that a worker
+	// still holds a row's lease, when it does not: the lease ran out and
+	// another worker claimed the row, or the row left the state the lease
+	// was for.
+	ErrLeaseLost = errors.New("lease lost")
 )

@@ -239,6 +239,13 @@ func (t *simTx) UpdateWithdrawal(ctx context.Context, w *engine.Withdrawal) erro
 	return t.Tx.UpdateWithdrawal(ctx, w)
 }
 
+func (t *simTx) UpdateLeasedWithdrawal(ctx context.Context, w *engine.Withdrawal, owner string, leasedUntil time.Time) error {
+	if err := t.fail(); err != nil {
+		return err
+	}
+	return t.Tx.UpdateLeasedWithdrawal(ctx, w, owner, leasedUntil)
+}
+
 func (t *simTx) LockWithdrawal(ctx context.Context, orgID, id string) (*engine.Withdrawal, error) {
 	if err := t.fail(); err != nil {
 		return nil, err

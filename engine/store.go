@@ -240,6 +240,14 @@ type Tx interface {
 	// failure reason, tries, next run, lease and updated_at.
 	// Returns ErrNotFound if w.ID does not exist.
 	UpdateWithdrawal(ctx context.Context, w *Withdrawal) error
+	// UpdateLeasedWithdrawal is UpdateWithdrawal for the worker that
+	// claimed w: it writes only while w is processing and leased to owner
+	// until leasedUntil (as ClaimDuePayouts left it), and otherwise writes
+	// nothing and returns ErrLeaseLost. The lease is the lock: a payout
+	// step reads nothing first, so in a Pipeline the write is queued with
+	// the transaction's others, and ErrLeaseLost then fails the
+	// transaction.
+	UpdateLeasedWithdrawal(ctx context.Context, w *Withdrawal, owner string, leasedUntil time.Time) error
 	// ClaimDuePayouts leases up to p.Limit processing withdrawals that are
 	// due and not leased, like ClaimDueAttempts.
 	ClaimDuePayouts(ctx context.Context, p ClaimParams) ([]*Withdrawal, error)

@@ -312,3 +312,59 @@ func wantLedgerBalanced(t *testing.T, f *fixture, orgID string) {
 		t.Fatalf("entries sum to %s: %v", sum, b)
 	}
 }
+
+// TestPayoutStepOfALostLease: a worker's provider call outlasts its lease,
+// and another engine takes the withdrawal over and settles it. When the
+// first worker's answer comes back, its step is dropped: the withdrawal is
+// settled once, with one event and one journal. (A payout step is written
+// on condition of the lease, with no read before it.)
+func TestPayoutStepOfALostLease(t *testing.T) {
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("1000")
+		w, err := f.withdraw(org, "bkash", "01712345678", "500", "lost-lease")
+		if err != nil {
+			t.Fatal(err)
+		}
+		entered, release := make(chan struct{}), make(chan struct{})
+		slowProvider := newFakeProvider()
+		slowProvider.SendPayoutFunc = func(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+			close(entered)
+			<-release
+			return f.provider.sendPayout(ctx, req) // the same provider's book
+		}
+		slow, err := engine.New(engine.Config{Store: f.store, Provider: slowProvider, Clock: f.clock, Keyring: f.keyring})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := slow.ProcessPayouts(f.ctx)
+			done <- err
+		}()
+		<-entered
+
+		// Its lease runs out; this engine sends and settles the payout.
+		f.clock.Add(2 * time.Minute)
+		f.provider.set(func(p *fakeProvider) { p.payoutOutcome = engine.PayoutSucceeded })
+		if n := f.payouts(); n != 1 {
+			t.Fatalf("the lapsed lease's withdrawal was not claimed again: %d claimed", n)
+		}
+		f.clock.Add(5 * time.Second)
+		f.payouts()
+		f.wantBalance(org, "490", "0")
+
+		// The first worker's answer (succeeded, for the same key) comes back.
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatalf("the step of a lost lease: %v", err)
+		}
+		got, _ := f.eng.GetWithdrawal(f.ctx, org, w.ID)
+		if got.Status != engine.WithdrawalSucceeded || got.Tries != 2 {
+			t.Fatalf("after the late step: status %s, tries %d; want succeeded after 2 tries", got.Status, got.Tries)
+		}
+		f.wantBalance(org, "490", "0")
+		wantEventTypes(t, f, w.ID, "withdraw.created", "withdraw.succeeded")
+		wantLedgerBalanced(t, f, org)
+	})
+}

@@ -311,16 +311,13 @@ func (e *Engine) advancePayout(ctx context.Context, w *Withdrawal) error {
 		return ctx.Err()
 	}
 	// Payout steps share transactions (group commit, see txBatcher),
-	// ordered by the withdrawal they lock; a settlement's journal is
-	// written last, with the others'.
-	return e.payouts.inTx(ctx, w.OrganizationID+" "+w.ID, func(ctx context.Context, tx Tx, _ *sharedTx) error {
-		cur, err := tx.LockWithdrawal(ctx, w.OrganizationID, w.ID)
-		if err != nil {
-			return err
-		}
-		if cur.Status != WithdrawalProcessing || cur.LeaseOwner != e.workerID || !cur.LeasedUntil.Equal(w.LeasedUntil) {
-			return nil // another worker took it over after our lease ran out
-		}
+	// ordered by the withdrawal. The lease is the lock: while this worker
+	// holds it no one else moves the withdrawal, so the step is written
+	// from the claimed row, on condition that the lease is still held
+	// (UpdateLeasedWithdrawal), with no read first. A lease lost fails
+	// the transaction, so nothing of the step is kept, journal included.
+	err := e.payouts.inTx(ctx, w.OrganizationID+" "+w.ID, func(ctx context.Context, tx Tx, shared *sharedTx) error {
+		cur := *w
 		now := e.now()
 		cur.Tries++
 		cur.LeaseOwner, cur.LeasedUntil = "", time.Time{}
@@ -334,16 +331,23 @@ func (e *Engine) advancePayout(ctx context.Context, w *Withdrawal) error {
 			cur.NextRunAt = now.Add(payoutBackoff(cur.Tries))
 		case p.Status == PayoutSucceeded:
 			cur.ProviderReference = p.Reference
-			return e.finishWithdrawal(ctx, tx, cur, WithdrawalSucceeded, "", now)
+			return e.finishWithdrawal(ctx, tx, &cur, w.LeasedUntil, WithdrawalSucceeded, "", now)
 		case p.Status == PayoutFailed:
 			cur.ProviderReference = p.Reference
-			return e.finishWithdrawal(ctx, tx, cur, WithdrawalFailed, p.Reason, now)
+			return e.finishWithdrawal(ctx, tx, &cur, w.LeasedUntil, WithdrawalFailed, p.Reason, now)
 		default: // pending: ask again later
 			cur.PayoutStep, cur.ProviderReference = PayoutSent, p.Reference
 			cur.NextRunAt = now.Add(e.cfg.PayoutPollInterval)
 		}
-		return tx.UpdateWithdrawal(ctx, cur)
+		shared.write(func(ctx context.Context, tx Tx) error {
+			return tx.UpdateLeasedWithdrawal(ctx, &cur, e.workerID, w.LeasedUntil)
+		})
+		return nil
 	})
+	if errors.Is(err, ErrLeaseLost) {
+		return nil // another worker took it over after our lease ran out
+	}
+	return err
 }
 
 // payoutBackoff is the wait after a failed provider call: 5 s doubling to
@@ -358,12 +362,10 @@ func payoutBackoff(tries int) time.Duration {
 }
 
 // finishWithdrawal settles (succeeded) or releases (failed) the hold and
-// writes the event, with the status change, in the caller's transaction.
-func (e *Engine) finishWithdrawal(ctx context.Context, tx Tx, w *Withdrawal, status, reason string, now time.Time) error {
+// writes the event, with the status change, in the caller's transaction,
+// if this worker still holds the lease that ends leasedUntil.
+func (e *Engine) finishWithdrawal(ctx context.Context, tx Tx, w *Withdrawal, leasedUntil time.Time, status, reason string, now time.Time) error {
 	w.Status, w.PayoutStep, w.FailureReason = status, PayoutSettled, reason
-	if err := tx.UpdateWithdrawal(ctx, w); err != nil {
-		return err
-	}
 	note(ctx, func(o Observer) { o.WithdrawalFinished(status) })
 	j := &Journal{OrganizationID: w.OrganizationID, Reference: w.ID, Memo: "withdrawal " + w.MerchantID}
 	event := EventWithdrawSucceeded
@@ -377,10 +379,20 @@ func (e *Engine) finishWithdrawal(ctx context.Context, tx Tx, w *Withdrawal, sta
 		j.Kind, event = JournalWithdrawalRelease, EventWithdrawFailed
 		j.Entries = []Entry{{AccountHeld, w.Total().Neg()}, {AccountAvailable, w.Total()}}
 	}
-	if err := sharedFrom(ctx).journal(ctx, tx, j, now); err != nil {
+	shared := sharedFrom(ctx)
+	// Read now, so that the queued event's deliveries find them.
+	if _, err := shared.webhookEndpoints(ctx, tx, w.OrganizationID); err != nil {
 		return err
 	}
-	return e.writeEvent(ctx, tx, w.OrganizationID, event, w.ID, NewWithdrawalView(w), now)
+	// The status change first: without the lease it fails the
+	// transaction before the journal and the event are written.
+	shared.write(func(ctx context.Context, tx Tx) error {
+		if err := tx.UpdateLeasedWithdrawal(ctx, w, e.workerID, leasedUntil); err != nil {
+			return err
+		}
+		return e.writeEvent(ctx, tx, w.OrganizationID, event, w.ID, NewWithdrawalView(w), now)
+	})
+	return shared.journal(ctx, tx, j, now)
 }
 
 // PollPayoutNow makes a processing withdrawal's payout due now, for when

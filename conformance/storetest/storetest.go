@@ -77,6 +77,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"RoundTrip", testWithdrawalRoundTrip},
 			{"DuplicateMerchantID", testWithdrawalDuplicateMerchantID},
 			{"Pipeline", testPipeline},
+			{"LeasedUpdate", testWithdrawalLeasedUpdate},
 			{"Claim", testClaimQueue(payoutQueue)},
 		}},
 		{"Webhooks", []test{

@@ -195,3 +195,89 @@ func testPipeline(t *testing.T, s Store) {
 		}, nil)
 	}
 }
+
+// testWithdrawalLeasedUpdate: a payout step is written only while its
+// worker holds the lease it claimed. A worker whose lease ran out and was
+// taken over, a step recorded twice, a lease of another withdrawal or a
+// withdrawal already finished all get ErrLeaseLost and change nothing;
+// in a Pipeline the lost lease fails the transaction, so nothing queued
+// with it is kept.
+func testWithdrawalLeasedUpdate(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	until := base.Add(time.Minute)
+	leased := func(id, merchantID, owner string) *engine.Withdrawal {
+		w := newWithdrawal(id, "org_1", merchantID)
+		w.LeaseOwner, w.LeasedUntil = owner, until
+		return w
+	}
+	w1, finished := leased("wdr_1", "m1", "worker-1"), leased("wdr_2", "m2", "worker-1")
+	finished.Status, finished.PayoutStep = engine.WithdrawalSucceeded, engine.PayoutSettled
+	create(t, s, engine.Tx.CreateWithdrawal, w1, finished, leased("wdr_3", "m3", "worker-2"))
+
+	step := func(w *engine.Withdrawal) *engine.Withdrawal {
+		next := *w
+		next.PayoutStep, next.ProviderReference, next.Tries = engine.PayoutSent, "PAYOUT-1", w.Tries+1
+		next.NextRunAt, next.LeaseOwner, next.LeasedUntil = base.Add(5*time.Second), "", time.Time{}
+		next.UpdatedAt = base.Add(time.Second)
+		return &next
+	}
+	update := func(w *engine.Withdrawal, owner string, until time.Time) error {
+		return s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+			return tx.UpdateLeasedWithdrawal(ctx, w, owner, until)
+		})
+	}
+	unknown := step(w1)
+	unknown.ID = "wdr_x"
+	for name, err := range map[string]error{
+		"another worker":                   update(step(w1), "worker-2", until),
+		"the lease's end a microsecond on": update(step(w1), "worker-1", until.Add(time.Microsecond)),
+		"no lease":                         update(step(w1), "", time.Time{}),
+		"another withdrawal's lease":       update(step(leased("wdr_3", "m3", "worker-1")), "worker-1", until),
+		"a finished withdrawal":            update(step(finished), "worker-1", until),
+		"an unknown withdrawal":            update(unknown, "worker-1", until),
+	} {
+		if !errors.Is(err, engine.ErrLeaseLost) {
+			t.Errorf("%s: err = %v, want ErrLeaseLost", name, err)
+		}
+	}
+	assertEqual(t, getWithdrawal(t, s, "org_1", "wdr_1"), w1)
+	assertEqual(t, getWithdrawal(t, s, "org_1", "wdr_2"), finished)
+
+	// The holder writes every payout field, and the lease with them.
+	next := step(w1)
+	if err := update(next, "worker-1", until); err != nil {
+		t.Fatal(err)
+	}
+	assertEqual(t, getWithdrawal(t, s, "org_1", "wdr_1"), next)
+	// The same step again: the lease went with the first.
+	if err := update(next, "worker-1", until); !errors.Is(err, engine.ErrLeaseLost) {
+		t.Errorf("the step written twice: err = %v, want ErrLeaseLost", err)
+	}
+
+	// In a Pipeline, queued with an insert: the transaction keeps nothing.
+	err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+		p, ok := tx.(engine.Pipeliner)
+		if !ok {
+			return errSkip
+		}
+		return p.Pipeline(ctx, func(tx engine.Tx) error {
+			if err := tx.CreateEvent(ctx, newEvent("evt_1", "org_1")); err != nil {
+				return err
+			}
+			return tx.UpdateLeasedWithdrawal(ctx, step(next), "worker-1", until)
+		})
+	})
+	if errors.Is(err, errSkip) {
+		return
+	}
+	if !errors.Is(err, engine.ErrLeaseLost) {
+		t.Errorf("in a Pipeline: err = %v, want ErrLeaseLost", err)
+	}
+	wantAllNotFound(t, s, calls{
+		"the pipeline's insert": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.GetEvent(ctx, "evt_1")
+			return err
+		},
+	}, nil)
+	assertEqual(t, getWithdrawal(t, s, "org_1", "wdr_1"), next)
+}

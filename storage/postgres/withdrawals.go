@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/storage/internal/rowset"
@@ -87,6 +88,28 @@ func (t *tx) UpdateWithdrawal(ctx context.Context, w *engine.Withdrawal) error {
 		WHERE id = $10`,
 		w.Status, w.PayoutStep, w.ProviderReference, w.FailureReason, w.Tries, zeroNull(w.NextRunAt),
 		w.LeaseOwner, zeroNull(w.LeasedUntil), w.UpdatedAt, w.ID)
+}
+
+// UpdateLeasedWithdrawal is UpdateWithdrawal on condition of the lease
+// (engine.Tx): the condition is checked on the row as it is when the
+// UPDATE locks it, so a worker that took the row over meanwhile is seen.
+func (t *tx) UpdateLeasedWithdrawal(ctx context.Context, w *engine.Withdrawal, owner string, leasedUntil time.Time) error {
+	return t.execChecked(ctx, leaseHeld, updateLeasedWithdrawalQuery,
+		w.Status, w.PayoutStep, w.ProviderReference, w.FailureReason, w.Tries, zeroNull(w.NextRunAt),
+		w.LeaseOwner, zeroNull(w.LeasedUntil), w.UpdatedAt, w.ID, owner, leasedUntil)
+}
+
+const updateLeasedWithdrawalQuery = `UPDATE withdrawals SET status = $1, payout_step = $2, provider_reference = $3,
+	failure_reason = $4, tries = $5, next_run_at = $6, lease_owner = $7, leased_until = $8, updated_at = $9
+	WHERE id = $10 AND status = '` + engine.WithdrawalProcessing + `' AND lease_owner = $11 AND leased_until = $12`
+
+// leaseHeld is the check of a write conditioned on a lease: no row
+// written means the lease was lost.
+func leaseHeld(tag pgconn.CommandTag) error {
+	if tag.RowsAffected() == 0 {
+		return engine.ErrLeaseLost
+	}
+	return nil
 }
 
 // ClaimDuePayouts selects, locks and leases in one statement

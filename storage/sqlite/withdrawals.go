@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
@@ -76,6 +77,20 @@ func (t *tx) UpdateWithdrawal(ctx context.Context, w *engine.Withdrawal) error {
 		WHERE id = ?`,
 		w.Status, w.PayoutStep, w.ProviderReference, w.FailureReason, w.Tries, epochMicros(w.NextRunAt),
 		w.LeaseOwner, epochMicros(w.LeasedUntil), micros(w.UpdatedAt), w.ID)
+}
+
+// UpdateLeasedWithdrawal is UpdateWithdrawal on condition of the lease
+// (engine.Tx).
+func (t *tx) UpdateLeasedWithdrawal(ctx context.Context, w *engine.Withdrawal, owner string, leasedUntil time.Time) error {
+	err := t.exec(ctx, `UPDATE withdrawals SET status = ?, payout_step = ?, provider_reference = ?,
+		failure_reason = ?, tries = ?, next_run_at = ?, lease_owner = ?, leased_until = ?, updated_at = ?
+		WHERE id = ? AND status = '`+engine.WithdrawalProcessing+`' AND lease_owner = ? AND leased_until = ?`,
+		w.Status, w.PayoutStep, w.ProviderReference, w.FailureReason, w.Tries, epochMicros(w.NextRunAt),
+		w.LeaseOwner, epochMicros(w.LeasedUntil), micros(w.UpdatedAt), w.ID, owner, epochMicros(leasedUntil))
+	if errors.Is(err, engine.ErrNotFound) {
+		return engine.ErrLeaseLost
+	}
+	return err
 }
 
 // ClaimDuePayouts selects and leases in one statement, as ClaimDueAttempts
