@@ -2,8 +2,13 @@ package storetest
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/benbjohnson/clock"
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/provider/sandbox"
@@ -111,23 +116,84 @@ func testSandboxPayouts(t *testing.T, store Store) {
 	wantDuplicate(t, "duplicate payout", s.CreateSandboxPayout(ctx, "org_sandbox_2", &dup))
 	assertEqual(t, get("wdr_1:1"), pending)
 
-	// Update writes the outcome and nothing else.
-	pending.Status, pending.Reference, pending.CompletedAt = engine.PayoutSucceeded, "SBX-PAYOUT-1b", base.Add(time.Minute)
+	// Complete writes the outcome of a pending payout and nothing else.
+	pending.Status, pending.Reason, pending.CompletedAt = engine.PayoutFailed, "account closed", base.Add(time.Minute)
 	changed := *pending
-	changed.Method, changed.Account, changed.Amount, changed.CreatedAt = "nagad", "x", dec("9"), base.Add(time.Hour)
-	if err := s.UpdateSandboxPayout(ctx, &changed); err != nil {
+	changed.Reference, changed.Method, changed.Account, changed.Amount = "SBX-OTHER", "nagad", "x", dec("9")
+	changed.CreatedAt = base.Add(time.Hour)
+	if err := s.CompleteSandboxPayout(ctx, &changed); err != nil {
 		t.Fatal(err)
 	}
 	assertEqual(t, get("wdr_1:1"), pending)
-	// And can take a completion back to none.
-	failed.Status, failed.Reason, failed.CompletedAt = engine.PayoutPending, "", time.Time{}
-	if err := s.UpdateSandboxPayout(ctx, failed); err != nil {
-		t.Fatal(err)
+	// Once: a payout no longer pending keeps its outcome.
+	for name, p := range map[string]*engine.Payout{
+		"completed again":   {IdempotencyKey: "wdr_1:1", Status: engine.PayoutSucceeded, CompletedAt: base.Add(time.Hour)},
+		"completed before":  {IdempotencyKey: "wdr_2:1", Status: engine.PayoutSucceeded, CompletedAt: base.Add(time.Hour)},
+		"an unknown payout": {IdempotencyKey: "wdr_x:1", Status: engine.PayoutFailed},
+	} {
+		wantNotFound(t, name, s.CompleteSandboxPayout(ctx, p))
 	}
+	assertEqual(t, get("wdr_1:1"), pending)
 	assertEqual(t, get("wdr_2:1"), failed)
 
 	_, _, err := s.GetSandboxPayout(ctx, "wdr_x:1")
 	wantNotFound(t, "unknown payout", err)
-	wantNotFound(t, "update of an unknown payout",
-		s.UpdateSandboxPayout(ctx, &engine.Payout{IdempotencyKey: "wdr_x:1", Status: engine.PayoutFailed}))
+}
+
+// testSandboxSettleRace: two processes on one database (two Providers on
+// one store) settle the same payouts at once, one by hand as failed, the
+// other automatically as succeeded when the engine asks. Each payout gets
+// one outcome, and each caller is told that one: the hand settlement is
+// refused with ErrAlreadySettled when the automatic one won, and the
+// engine reads failed when the hand one did.
+func testSandboxSettleRace(t *testing.T, store Store) {
+	ctx := context.Background()
+	clk := clock.NewMock()
+	clk.Set(base)
+	newProvider := func() *sandbox.Provider {
+		p, err := sandbox.New(sandbox.Config{
+			PublicURL: "http://payd.test", Payments: sandbox.NewSQLStore(store), Payouts: sandbox.NewSQLStore(store),
+			PayoutDelay: time.Second, Clock: clk,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	auto, byHand := newProvider(), newProvider()
+	const org, payouts = "org_sandbox_1", 40
+	for i := range payouts {
+		_, err := auto.SendPayout(ctx, engine.PayoutRequest{
+			IdempotencyKey: fmt.Sprintf("wdr_race_%d", i), OrganizationID: org,
+			Method: "bkash", Account: "01711111111", Amount: dec("10"),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.Add(2 * time.Second) // every payout is due to settle by itself
+	for i := range payouts {
+		key := fmt.Sprintf("wdr_race_%d", i)
+		var read *engine.Payout
+		var readErr, settleErr error
+		var wg sync.WaitGroup
+		wg.Go(func() { read, readErr = auto.GetPayout(ctx, key) })
+		wg.Go(func() { _, settleErr = byHand.Settle(ctx, org, key, engine.PayoutFailed) })
+		wg.Wait()
+		if readErr != nil {
+			t.Fatal(readErr)
+		}
+		stored, _, err := sandbox.NewSQLStore(store).GetSandboxPayout(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case read.Status != stored.Status:
+			t.Errorf("%s: the engine read %s, the payout is %s", key, read.Status, stored.Status)
+		case stored.Status == engine.PayoutSucceeded && !errors.Is(settleErr, sandbox.ErrAlreadySettled):
+			t.Errorf("%s: settled succeeded, but the hand settlement as failed got %v", key, settleErr)
+		case stored.Status == engine.PayoutFailed && settleErr != nil:
+			t.Errorf("%s: settled failed by hand, which got %v", key, settleErr)
+		}
+	}
 }

@@ -107,6 +107,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Sandbox", []test{
 			{"Payments", testSandboxPayments},
 			{"Payouts", testSandboxPayouts},
+			{"SettleRace", testSandboxSettleRace},
 		}},
 		{"SMSInbox", []test{
 			{"Transactions", testInboxTransactions},

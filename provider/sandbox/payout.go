@@ -18,8 +18,11 @@ type PayoutStore interface {
 	// GetSandboxPayout returns a payout by key and its organization, or
 	// engine.ErrNotFound.
 	GetSandboxPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, string, error)
-	// UpdateSandboxPayout writes status, reason, reference and completion.
-	UpdateSandboxPayout(ctx context.Context, p *engine.Payout) error
+	// CompleteSandboxPayout writes the outcome (status, reason,
+	// completion) of a payout that is pending, and returns
+	// engine.ErrNotFound, having written nothing, if none with
+	// p.IdempotencyKey is.
+	CompleteSandboxPayout(ctx context.Context, p *engine.Payout) error
 }
 
 // Payout modes: settle by themselves after a delay, or wait for Settle.
@@ -88,22 +91,22 @@ func (p *Provider) settleIfDue(ctx context.Context, po *engine.Payout) (*engine.
 	return p.complete(ctx, po, outcome, reason)
 }
 
+// complete settles a pending payout with outcome, or returns the payout
+// as another settlement left it: the first to write wins, in this process
+// or another (CompleteSandboxPayout).
 func (p *Provider) complete(ctx context.Context, po *engine.Payout, outcome, reason string) (*engine.Payout, error) {
-	p.settleMu.Lock()
-	defer p.settleMu.Unlock()
-	cur, _, err := p.payouts.GetSandboxPayout(ctx, po.IdempotencyKey)
+	done := *po
+	done.Status, done.Reason = outcome, reason
+	done.CompletedAt = p.clock.Now().UTC().Truncate(time.Microsecond)
+	err := p.payouts.CompleteSandboxPayout(ctx, &done)
+	if errors.Is(err, engine.ErrNotFound) {
+		cur, _, err := p.payouts.GetSandboxPayout(ctx, po.IdempotencyKey)
+		return cur, err // settled meanwhile
+	}
 	if err != nil {
 		return nil, err
 	}
-	if cur.Status != engine.PayoutPending {
-		return cur, nil // settled meanwhile
-	}
-	cur.Status, cur.Reason = outcome, reason
-	cur.CompletedAt = p.clock.Now().UTC().Truncate(time.Microsecond)
-	if err := p.payouts.UpdateSandboxPayout(ctx, cur); err != nil {
-		return nil, err
-	}
-	return cur, nil
+	return &done, nil
 }
 
 // ErrAlreadySettled is returned by Settle for a payout already settled the

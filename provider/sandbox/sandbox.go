@@ -66,8 +66,6 @@ type Provider struct {
 	clock       clock.Clock
 	// outages holds the organizations whose simulated outage is on.
 	outages sync.Map
-	// settleMu serializes read-modify-write of payouts in this process.
-	settleMu sync.Mutex
 }
 
 var _ engine.Provider = (*Provider)(nil)

@@ -160,13 +160,16 @@ func (s SQLStore) GetSandboxPayout(ctx context.Context, idempotencyKey string) (
 	return out, org, err
 }
 
-// UpdateSandboxPayout writes Status, Reason, Reference and CompletedAt.
-// Returns engine.ErrNotFound if it does not exist.
-func (s SQLStore) UpdateSandboxPayout(ctx context.Context, p *engine.Payout) error {
+// CompleteSandboxPayout writes the outcome of a pending payout: status,
+// reason and completion. It writes nothing and returns engine.ErrNotFound
+// unless a payout with that key is pending: the condition, checked by the
+// UPDATE on the row as it finds it, is what lets one outcome win when two
+// processes settle the same payout.
+func (s SQLStore) CompleteSandboxPayout(ctx context.Context, p *engine.Payout) error {
 	return s.write(ctx, func(tx engine.SQLTx, _ string) error {
-		n, err := tx.ExecSQL(ctx, `UPDATE sandbox_payouts SET status = $1, reason = $2, reference = $3,
-			completed_at = $4 WHERE idempotency_key = $5`,
-			p.Status, p.Reason, p.Reference, p.CompletedAt, p.IdempotencyKey)
+		n, err := tx.ExecSQL(ctx, `UPDATE sandbox_payouts SET status = $1, reason = $2, completed_at = $3
+			WHERE idempotency_key = $4 AND status = '`+engine.PayoutPending+`'`,
+			p.Status, p.Reason, p.CompletedAt, p.IdempotencyKey)
 		if err == nil && n == 0 {
 			err = engine.ErrNotFound
 		}
