@@ -267,6 +267,8 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 	// Creates share transactions (group commit, see txBatcher), ordered by
 	// the wallet pool they pick from.
 	key := d.OrganizationID + "/" + d.Channel + "/" + d.Operation
+	apiWrite := e.apiWrites.begin()
+	defer apiWrite() // also if the transaction panics
 	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx, shared *sharedTx) error {
 		if d.Operation != "" {
 			w, err := pickWallet(ctx, tx, shared.pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
@@ -279,6 +281,7 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 		}
 		return tx.CreateDeposit(ctx, d)
 	})
+	apiWrite()
 	if errors.Is(err, ErrDuplicate) {
 		// A concurrent create took the merchant_id first: the unique
 		// constraint decided, now answer as a replay of that deposit.

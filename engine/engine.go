@@ -72,6 +72,15 @@ type Config struct {
 	// PayoutPollInterval is how often a sent payout's status is asked for
 	// (default 5s).
 	PayoutPollInterval time.Duration
+	// PayoutYield is how long a payout step waits at most, before it
+	// calls the provider, while this engine's API writes (deposit
+	// creates, transaction-ID submissions, withdrawal creates) are in
+	// flight (DefaultPayoutYield; negative: never waits). Payout steps are
+	// the costliest background work, and nobody waits on one as a client
+	// waits on its request: they take the machine when the API leaves it,
+	// and under a steady API load at least WorkerConcurrency steps per
+	// PayoutYield.
+	PayoutYield time.Duration
 	// PollInterval is how often idle workers look for due work (default 1s).
 	PollInterval time.Duration
 	// ClaimBatch is how many items a worker claims at once (default 16).
@@ -121,6 +130,9 @@ const DefaultWebhookPerEndpoint = 4
 // DefaultCreateBatch is Config.CreateBatch's default.
 const DefaultCreateBatch = 32
 
+// DefaultPayoutYield is Config.PayoutYield's default.
+const DefaultPayoutYield = 50 * time.Millisecond
+
 // DefaultAPIKeyCacheTTL is Config.APIKeyCacheTTL's default.
 const DefaultAPIKeyCacheTTL = 5 * time.Second
 
@@ -142,6 +154,9 @@ type Engine struct {
 	// writeEvent), so that runAttempts, whose verdicts write events, wakes
 	// Run to post them.
 	deliveriesQueued atomic.Bool
+	// apiWrites counts the API's writes in flight, which payout steps
+	// yield to (yieldToAPI).
+	apiWrites apiLoad
 	// creates batches the transactions of deposit creates; submits those
 	// of transaction-ID submissions, finishes those that record the
 	// verdicts of verification attempts, withdraws those of withdrawal
@@ -192,6 +207,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.APIKeyCacheTTL == 0 {
 		cfg.APIKeyCacheTTL = DefaultAPIKeyCacheTTL
+	}
+	if cfg.PayoutYield == 0 {
+		cfg.PayoutYield = DefaultPayoutYield
 	}
 	// A store that writes one transaction at a time (SQLite) gets one
 	// writer queue for every kind, so that each commit carries whatever is

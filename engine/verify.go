@@ -104,6 +104,8 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 	// A refused submission (another organization's deposit, an ID used,
 	// no attempt left) has written nothing and leaves the batch to the
 	// others (refuse).
+	apiWrite := e.apiWrites.begin()
+	defer apiWrite() // also if the transaction panics
 	err = e.submits.inTx(ctx, p.DepositID, func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		d, err := tx.LockDeposit(ctx, p.DepositID)
 		if errors.Is(err, ErrNotFound) || err == nil && d.OrganizationID != p.OrganizationID {
@@ -120,6 +122,7 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 		}
 		return err
 	})
+	apiWrite()
 	if errors.Is(err, errTransactionIDTaken) {
 		// A concurrent submission for another deposit won the constraint (a
 		// repeat for this deposit is found under the deposit's lock).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -366,5 +367,101 @@ func TestPayoutStepOfALostLease(t *testing.T) {
 		f.wantBalance(org, "490", "0")
 		wantEventTypes(t, f, w.ID, "withdraw.created", "withdraw.succeeded")
 		wantLedgerBalanced(t, f, org)
+	})
+}
+
+// holdingStore holds the next write transaction begun after hold is
+// called, until the func hold returned is called.
+type holdingStore struct {
+	engine.Store
+	mu   sync.Mutex
+	next chan struct{} // closed to let the held transaction go on
+	held chan struct{} // closed once it is held
+}
+
+func (s *holdingStore) hold() (held <-chan struct{}, release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next, s.held = make(chan struct{}), make(chan struct{})
+	next := s.next
+	return s.held, func() { close(next) }
+}
+
+func (s *holdingStore) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	s.mu.Lock()
+	next, held := s.next, s.held
+	s.next, s.held = nil, nil
+	s.mu.Unlock()
+	if next != nil {
+		close(held)
+		<-next
+	}
+	return s.Store.InTx(ctx, fn)
+}
+
+// ConcurrentWrites passes the store's on, so that on Postgres the engine
+// writes each kind apart, as it would without the wrapper.
+func (s *holdingStore) ConcurrentWrites() int {
+	if w, ok := s.Store.(engine.ConcurrentWriter); ok {
+		return w.ConcurrentWrites()
+	}
+	return 1
+}
+
+// TestPayoutStepsYieldToAPIWrites: while a withdrawal create is being
+// written, a payout step of the same engine waits before it calls the
+// provider (Config.PayoutYield), and goes on once the create has
+// committed. On Postgres, where the claim does not queue behind the
+// create, only the yield keeps the step from going ahead.
+func TestPayoutStepsYieldToAPIWrites(t *testing.T) {
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("1000")
+		if _, err := f.withdraw(org, "bkash", "01712345678", "100", "due"); err != nil {
+			t.Fatal(err)
+		}
+		sent := make(chan struct{}, 1)
+		provider := newFakeProvider()
+		provider.SendPayoutFunc = func(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+			sent <- struct{}{}
+			return f.provider.sendPayout(ctx, req)
+		}
+		store := &holdingStore{Store: f.store}
+		// The mock clock never ends the yield: only the create's end does.
+		eng, err := engine.New(engine.Config{Store: store, Provider: provider, Clock: f.clock, Keyring: f.keyring})
+		if err != nil {
+			t.Fatal(err)
+		}
+		held, release := store.hold()
+		created := make(chan error, 1)
+		go func() {
+			_, err := eng.CreateWithdrawal(f.ctx, engine.CreateWithdrawalParams{
+				OrganizationID: org, Amount: "100", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: "in-flight",
+			})
+			created <- err
+		}()
+		<-held
+		processed := make(chan error, 1)
+		go func() {
+			_, err := eng.ProcessPayouts(f.ctx)
+			processed <- err
+		}()
+		select {
+		case <-sent:
+			t.Fatal("a payout was sent while a withdrawal create was being written")
+		case <-time.After(100 * time.Millisecond):
+		}
+		release()
+		if err := <-created; err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-sent:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the payout step still waits after the create committed")
+		}
+		if err := <-processed; err != nil {
+			t.Fatal(err)
+		}
 	})
 }

@@ -170,6 +170,8 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 	// (sharedTx.accountBalances), which the holds queued before it in the
 	// transaction have lowered, and the writes queued to the end of the
 	// transaction, where Postgres sends them in one round trip.
+	apiWrite := e.apiWrites.begin()
+	defer apiWrite() // also if the transaction panics
 	err = e.withdraws.inTxHinted(ctx, p.OrganizationID, w.MerchantID, func(ctx context.Context, tx Tx, shared *sharedTx) error {
 		// The lock and the batch's reads under it, at once.
 		if err := shared.withdrawalGate(ctx, tx, p.OrganizationID); err != nil {
@@ -223,6 +225,7 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 			Entries: []Entry{{AccountAvailable, w.Total().Neg()}, {AccountHeld, w.Total()}},
 		}, now)
 	})
+	apiWrite()
 	if err != nil {
 		return nil, err
 	}
@@ -296,6 +299,7 @@ func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
 // idempotency key is the withdrawal's ID, so a send repeated after a
 // timeout (by this worker or one that took over) pays nothing twice.
 func (e *Engine) advancePayout(ctx context.Context, w *Withdrawal) error {
+	e.yieldToAPI(ctx)
 	callCtx, cancel := context.WithTimeout(ctx, e.cfg.LookupTimeout)
 	var p *Payout
 	var callErr error

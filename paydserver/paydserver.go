@@ -71,6 +71,8 @@ type Config struct {
 	WebhookPerEndpoint int
 	// APIKeyCacheTTL is engine.Config.APIKeyCacheTTL (0: its default).
 	APIKeyCacheTTL time.Duration
+	// PayoutYield is engine.Config.PayoutYield (0: its default).
+	PayoutYield time.Duration
 	// CreateBatch is engine.Config.CreateBatch (0: its default).
 	CreateBatch int
 	// PollInterval and PayoutPollInterval are the engine's (0: its
@@ -170,7 +172,7 @@ func New(cfg Config) (*App, error) {
 		Store: writes, Provider: provider, Clock: cfg.Clock, Keyring: cfg.Keyring,
 		APIPrefix: cfg.APIPrefix, Logger: cfg.Logger, Webhooks: cfg.Webhooks, LeaseDuration: cfg.LeaseDuration,
 		WorkerConcurrency: cfg.WorkerConcurrency, APIKeyCacheTTL: cfg.APIKeyCacheTTL, CreateBatch: cfg.CreateBatch, WebhookPerEndpoint: cfg.WebhookPerEndpoint,
-		PollInterval: cfg.PollInterval, PayoutPollInterval: cfg.PayoutPollInterval,
+		PollInterval: cfg.PollInterval, PayoutPollInterval: cfg.PayoutPollInterval, PayoutYield: cfg.PayoutYield,
 		RequireLiveWallets: a.Inbox != nil, Observer: a.Metrics,
 	})
 	if err != nil {

@@ -59,6 +59,7 @@ flags:
 	fs.Float64Var(&rl.Device.PerSecond, "rate-limit-device", ev.float("PAYD_RATE_LIMIT_DEVICE", rl.Device.PerSecond), "smsinbox: SMS and heartbeat posts per second per device, bursts of 60 times that; 0 disables (env PAYD_RATE_LIMIT_DEVICE)")
 	workers := fs.Int("worker-concurrency", ev.int("PAYD_WORKER_CONCURRENCY", 8), "verification attempts and payouts worked on at once per process (env PAYD_WORKER_CONCURRENCY)")
 	createBatch := fs.Int("create-batch", ev.int("PAYD_CREATE_BATCH", engine.DefaultCreateBatch), "how many concurrent deposit creates, transaction-ID submissions, verdicts, withdrawal creates, payout steps and sandbox writes (on Postgres each kind apart) may share one database transaction and its commit (group commit); 1 commits each alone (env PAYD_CREATE_BATCH)")
+	payoutYield := fs.Duration("payout-yield", ev.duration("PAYD_PAYOUT_YIELD", engine.DefaultPayoutYield), "how long a payout step waits at most, before it calls the provider, while this process's API writes (deposit and withdrawal creates, transaction-ID submissions) are in flight, so that payouts take the machine when the API leaves it; 0 never waits (env PAYD_PAYOUT_YIELD)")
 	keyCacheTTL := fs.Duration("api-key-cache-ttl", ev.duration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
 	pprofAddr := fs.String("pprof-addr", env("PAYD_PPROF_ADDR", ""), "serve net/http/pprof on this address (e.g. 127.0.0.1:6060), apart from the API; off when empty (env PAYD_PPROF_ADDR)")
 	metricsAddr := fs.String("metrics-addr", env("PAYD_METRICS_ADDR", ""), "serve the operations endpoints /metrics (Prometheus), /healthz and /readyz on this address (e.g. 127.0.0.1:9090), apart from the API; off when empty (env PAYD_METRICS_ADDR)")
@@ -110,7 +111,7 @@ flags:
 		Store: db.store, Keyring: db.keyring, PublicURL: *publicURL, APIPrefix: *apiPrefix, Logger: logger, Sandbox: sb,
 		Provider: *provider, SMSSilence: *smsSilence, SMSGrace: *smsGrace,
 		Webhooks: transport.NewWebhookClient(*allowPrivate), LeaseDuration: *leaseDuration, RateLimits: rl,
-		WorkerConcurrency: *workers, APIKeyCacheTTL: cacheTTL(*keyCacheTTL), CreateBatch: *createBatch, WebhookPerEndpoint: *perEndpoint,
+		WorkerConcurrency: *workers, APIKeyCacheTTL: cacheTTL(*keyCacheTTL), PayoutYield: cacheTTL(*payoutYield), CreateBatch: *createBatch, WebhookPerEndpoint: *perEndpoint,
 		LedgerCheckInterval: cacheTTL(*ledgerEvery),
 
 		ConsoleApart: *consoleAddr != "",
@@ -198,7 +199,8 @@ func nextStep(ctx context.Context, store paydserver.Store, sf *storeFlags) (stri
 
 // cacheTTL maps the --api-key-cache-ttl flag, where 0 means off, to
 // engine.Config.APIKeyCacheTTL, where 0 means the default; and likewise
-// --ledger-check-interval to paydserver.Config.LedgerCheckInterval.
+// --ledger-check-interval to paydserver.Config.LedgerCheckInterval and
+// --payout-yield to engine.Config.PayoutYield.
 func cacheTTL(d time.Duration) time.Duration {
 	if d <= 0 {
 		return -1
