@@ -181,7 +181,7 @@ func (l *apiLoad) busy() <-chan struct{} {
 // yieldToAPI waits until none of this engine's API writes is in flight,
 // for at most Config.PayoutYield. On two cores a payout worker running
 // flat out took the CPU that withdrawal creates needed: at half of their
-// peak their p99 went from 9-16 ms without it to 25-43 ms with it
+// peak their p99 was 9-16 ms without it and 29-43 ms with it
 // (BENCHMARKS.md, "Payout steps yield to the API").
 func (e *Engine) yieldToAPI(ctx context.Context) {
 	idle := e.apiWrites.busy()
