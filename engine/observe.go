@@ -22,6 +22,10 @@ type Observer interface {
 	// WebhookPosted: one post of a delivery answered ("delivered") or did
 	// not ("failed"); disabled is set when it disabled its endpoint.
 	WebhookPosted(result string, disabled bool)
+	// PayoutYielded: a payout step waited this long for the API's writes
+	// in flight before it called the provider (Config.PayoutYield). It is
+	// told as the wait ends, not after a commit.
+	PayoutYielded(wait time.Duration)
 }
 
 // outcome is one Observer call waiting for its transaction to commit.

@@ -188,11 +188,15 @@ func (e *Engine) yieldToAPI(ctx context.Context) {
 	if idle == nil || e.cfg.PayoutYield < 0 {
 		return
 	}
+	start := e.clock.Now()
 	timer := e.clock.Timer(e.cfg.PayoutYield)
 	defer timer.Stop()
 	select {
 	case <-idle:
 	case <-timer.C:
 	case <-ctx.Done():
+	}
+	if e.cfg.Observer != nil {
+		e.cfg.Observer.PayoutYielded(e.clock.Since(start))
 	}
 }

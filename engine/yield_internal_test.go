@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 // with none in flight, or PayoutYield negative, it does not wait.
 func TestYieldToAPI(t *testing.T) {
 	clk := clock.NewMock()
-	e := &Engine{cfg: Config{PayoutYield: 50 * time.Millisecond}, clock: clk}
+	obs := &yieldObserver{}
+	e := &Engine{cfg: Config{PayoutYield: 50 * time.Millisecond, Observer: obs}, clock: clk}
 	ctx := context.Background()
 	yielded := func() chan struct{} {
 		done := make(chan struct{})
@@ -57,6 +59,11 @@ func TestYieldToAPI(t *testing.T) {
 	if elapsed := clk.Now().Sub(time.Unix(0, 0)); elapsed < 50*time.Millisecond || elapsed > 60*time.Millisecond {
 		t.Errorf("the step waited %v of the clock, want 50ms", elapsed)
 	}
+	// The waits were told: the two of the writes that ended (none of the
+	// clock), then this one.
+	if got := obs.waits(); len(got) != 2 || got[0] != 0 || got[1] < 50*time.Millisecond || got[1] > 60*time.Millisecond {
+		t.Errorf("waits told: %v, want [0s 50ms]", got)
+	}
 	// And not at all when yielding is off.
 	e.cfg.PayoutYield = -1
 	wait(yielded(), "PayoutYield negative")
@@ -71,3 +78,26 @@ func isClosed(c chan struct{}) bool {
 		return false
 	}
 }
+
+// yieldObserver records what PayoutYielded is told.
+type yieldObserver struct {
+	mu     sync.Mutex
+	waited []time.Duration
+}
+
+func (o *yieldObserver) PayoutYielded(d time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.waited = append(o.waited, d)
+}
+
+func (o *yieldObserver) waits() []time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]time.Duration(nil), o.waited...)
+}
+
+func (*yieldObserver) VerificationResolved(string, string) {}
+func (*yieldObserver) DepositFinished(string)              {}
+func (*yieldObserver) WithdrawalFinished(string)           {}
+func (*yieldObserver) WebhookPosted(string, bool)          {}

@@ -29,6 +29,7 @@ type Metrics struct {
 	withdrawals   *prometheus.CounterVec
 	webhookPosts  *prometheus.CounterVec
 	disabled      prometheus.Counter
+	payoutYield   prometheus.Counter
 }
 
 var _ engine.Observer = (*Metrics)(nil)
@@ -67,11 +68,15 @@ func New() *Metrics {
 			Name: "payd_webhook_endpoints_disabled_total",
 			Help: "Webhook endpoints disabled by their failures (410 Gone, or failing past the limit).",
 		}),
+		payoutYield: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "payd_payout_yield_seconds_total",
+			Help: "Time payout steps waited for the API's writes in flight before calling the provider (--payout-yield).",
+		}),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.duration, m.verifications, m.deposits, m.withdrawals, m.webhookPosts, m.disabled,
+		m.requests, m.duration, m.verifications, m.deposits, m.withdrawals, m.webhookPosts, m.disabled, m.payoutYield,
 	)
 	return m
 }
@@ -94,6 +99,9 @@ func (m *Metrics) WebhookPosted(result string, disabled bool) {
 		m.disabled.Inc()
 	}
 }
+
+// PayoutYielded implements engine.Observer.
+func (m *Metrics) PayoutYielded(wait time.Duration) { m.payoutYield.Add(wait.Seconds()) }
 
 // WatchQueues reports the engine's queues at each scrape: read reads them
 // (engine.Engine.Queues, served from indexes), now is the engine's clock.
