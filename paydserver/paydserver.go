@@ -86,6 +86,9 @@ type Config struct {
 	// own (Main.RunConsole, --console-addr), not under /console beside the
 	// API; payment links (/pay/) stay beside the API, where payers are.
 	ConsoleApart bool
+	// TrustedProxies are the reverse proxies in front of payd whose
+	// X-Forwarded-For and X-Forwarded-Proto the console believes.
+	TrustedProxies console.TrustedProxies
 }
 
 // SandboxSettings configure the sandbox provider's payouts.
@@ -193,7 +196,7 @@ func New(cfg Config) (*App, error) {
 		a.Metrics.WatchInbox(inboxMetrics(eng, a.Inbox))
 		tc.Devices = inboxDevices{a.Inbox}
 	}
-	cc := console.Config{Engine: eng, PublicURL: cfg.PublicURL, Logger: cfg.Logger}
+	cc := console.Config{Engine: eng, PublicURL: cfg.PublicURL, Logger: cfg.Logger, TrustedProxies: cfg.TrustedProxies}
 	if a.Inbox != nil {
 		silence := cfg.SMSSilence
 		if silence <= 0 {

@@ -140,6 +140,15 @@ func (e *envDefaults) duration(name string, def time.Duration) time.Duration {
 	return d
 }
 
+// proxies sets p from a variable, if set.
+func (e *envDefaults) proxies(p *proxiesFlag, name string) {
+	if v, ok := envLookup(name); ok {
+		if err := p.Set(v); err != nil {
+			e.keep(envError(name, v, err.Error()))
+		}
+	}
+}
+
 // err is every bad value read, or nil.
 func (e *envDefaults) err() error { return errors.Join(e.errs...) }
 

@@ -23,6 +23,7 @@ func TestBadEnvValues(t *testing.T) {
 		{"PAYD_SMS_SILENCE", "5 minutes", `PAYD_SMS_SILENCE="5 minutes": not a duration such as 90s or 5m`},
 		{"PAYD_SHUTDOWN_TIMEOUT", "20", `PAYD_SHUTDOWN_TIMEOUT="20": not a duration such as 90s or 5m`},
 		{"PAYD_WEBHOOK_ALLOW_PRIVATE", "yes please", `PAYD_WEBHOOK_ALLOW_PRIVATE="yes please": not true or false`},
+		{"PAYD_TRUSTED_PROXY", "proxy.lan", `PAYD_TRUSTED_PROXY="proxy.lan": "proxy.lan" is not an IP address or CIDR prefix`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(tc.name, tc.value)

@@ -17,6 +17,7 @@ import (
 	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
+	"github.com/payd-engine/payd/transport/console"
 )
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -39,6 +40,9 @@ flags:
 	var ev envDefaults
 	addr := fs.String("addr", env("PAYD_ADDR", "127.0.0.1:8080"), "address to listen on (env PAYD_ADDR)")
 	publicURL := fs.String("public-url", env("PAYD_PUBLIC_URL", ""), "URL at which payers reach this server, for checkout links (default http://<addr>) (env PAYD_PUBLIC_URL)")
+	var proxies proxiesFlag
+	ev.proxies(&proxies, "PAYD_TRUSTED_PROXY")
+	fs.Var(&proxies, "trusted-proxy", "comma-separated addresses and CIDR prefixes of the reverse proxies in front of payd, e.g. 127.0.0.1 or 10.0.0.0/8: from these peers the console believes X-Forwarded-For (the client is its right-most address that is not a trusted proxy's) and X-Forwarded-Proto; none by default (env PAYD_TRUSTED_PROXY)")
 	apiPrefix := fs.String("api-prefix", env("PAYD_API_PREFIX", "/api"), "path prefix of the API (env PAYD_API_PREFIX)")
 	logLevel := fs.String("log-level", env("PAYD_LOG_LEVEL", "info"), "debug, info, warn or error (env PAYD_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("PAYD_LOG_FORMAT", "text"), "text or json (env PAYD_LOG_FORMAT)")
@@ -114,7 +118,7 @@ flags:
 		WorkerConcurrency: *workers, APIKeyCacheTTL: cacheTTL(*keyCacheTTL), PayoutYield: cacheTTL(*payoutYield), CreateBatch: *createBatch, WebhookPerEndpoint: *perEndpoint,
 		LedgerCheckInterval: cacheTTL(*ledgerEvery),
 
-		ConsoleApart: *consoleAddr != "",
+		ConsoleApart: *consoleAddr != "", TrustedProxies: proxies.set,
 	})
 	if err != nil {
 		return err
@@ -168,6 +172,23 @@ flags:
 	}
 	logger.Info("stopped")
 	return serveErr
+}
+
+// proxiesFlag is --trusted-proxy.
+type proxiesFlag struct {
+	text string
+	set  console.TrustedProxies
+}
+
+func (p *proxiesFlag) String() string { return p.text }
+
+func (p *proxiesFlag) Set(s string) error {
+	set, err := console.ParseTrustedProxies(s)
+	if err != nil {
+		return err
+	}
+	p.text, p.set = s, set
+	return nil
 }
 
 // modeOf says, on the startup line, whether money moves.

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha1"
@@ -35,17 +36,49 @@ const MinPasswordLength = 12
 
 const argonKeyLength = 32
 
-// argonSlots bounds the argon2id computations running at once: each holds
-// its memory cost (19 MiB) until it ends, so that logins from many
-// addresses at once queue here instead of growing the process without bound.
-var argonSlots = make(chan struct{}, 2)
+// Password checks are bounded: at most passwordChecks argon2id hashes run
+// at once (each holds its 19 MiB until it ends), and at most
+// passwordChecksWaiting more wait for one. A login or setup past that is
+// refused at once without a hash, so that a flood from many networks
+// neither queues without bound in front of the operators' own logins nor
+// grows the process.
+const passwordChecks, passwordChecksWaiting = 2, 8
 
-// argonKey is argon2.IDKey within argonSlots.
-func argonKey(password, salt []byte, passes, memoryKiB uint32, lanes uint8, keyLen uint32) []byte {
-	argonSlots <- struct{}{}
-	defer func() { <-argonSlots }()
-	return argon2.IDKey(password, salt, passes, memoryKiB, lanes, keyLen)
+// hashGate admits password checks: tickets bounds those running and
+// waiting, slots those running.
+type hashGate struct{ tickets, slots chan struct{} }
+
+func newHashGate(running, waiting int) *hashGate {
+	return &hashGate{tickets: make(chan struct{}, running+waiting), slots: make(chan struct{}, running)}
 }
+
+// passwordGate is the process's: its cores and memory are what it shares.
+var passwordGate = newHashGate(passwordChecks, passwordChecksWaiting)
+
+// enter waits for a slot and returns its release, or false at once when
+// as many checks run and wait as may (or when ctx ends while waiting).
+func (g *hashGate) enter(ctx context.Context) (leave func(), ok bool) {
+	select {
+	case g.tickets <- struct{}{}:
+	default:
+		return nil, false
+	}
+	select {
+	case g.slots <- struct{}{}:
+	case <-ctx.Done():
+		<-g.tickets
+		return nil, false
+	}
+	return func() { <-g.slots; <-g.tickets }, true
+}
+
+// argonKey is an argon2id hash; callers hold a slot of passwordGate.
+func argonKey(password, salt []byte, passes, memoryKiB uint32, lanes uint8, keyLen uint32) []byte {
+	return argonIDKey(password, salt, passes, memoryKiB, lanes, keyLen)
+}
+
+// argonIDKey computes a hash; tests replace it to count or hold hashes.
+var argonIDKey = argon2.IDKey
 
 // hashPassword returns the PHC encoding of password's argon2id hash under
 // a fresh salt.

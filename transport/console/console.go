@@ -53,9 +53,13 @@ type Config struct {
 	// pages are under it.
 	PublicURL string
 	Logger    *slog.Logger
-	// LoginRate is how many login attempts one client address may make a
-	// minute (default 10); the account lockout is the engine's.
+	// LoginRate is how many login attempts one client network (an IPv4
+	// address, an IPv6 /64) and one account may each make a minute
+	// (default 10); the account lockout is the engine's.
 	LoginRate int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
+	// X-Forwarded-Proto are believed (none by default).
+	TrustedProxies TrustedProxies
 	// Now is the clock of TOTP codes (default the engine's).
 	Now func() time.Time
 }
@@ -83,7 +87,9 @@ type server struct {
 	now       func() time.Time
 	pages     *template.Template
 	css       template.CSS
-	throttle  *throttle
+	proxies   TrustedProxies
+	// Login attempts are counted per client network and per account.
+	clientThrottle, accountThrottle *throttle
 	// dummyHash is checked against when the email is unknown, so a login
 	// takes as long whether or not the account exists. Made at the first
 	// such login: a server whose console nobody uses never pays argon2id's
@@ -111,7 +117,8 @@ func New(cfg Config) *Handlers {
 	if rate <= 0 {
 		rate = 10
 	}
-	s.throttle = newThrottle(rate, time.Minute)
+	s.clientThrottle, s.accountThrottle = newThrottle(rate, time.Minute), newThrottle(rate, time.Minute)
+	s.proxies = cfg.TrustedProxies
 	s.pages = template.Must(template.New("").Funcs(funcs).ParseFS(files, "web/*.html"))
 	css, err := files.ReadFile("web/console.css")
 	if err != nil {
@@ -165,7 +172,7 @@ func New(cfg Config) *Handlers {
 	pay.Handle("GET /pay/{token}", s.page(s.payPage, false))
 	pay.Handle("POST /pay/{token}", s.page(s.pay, false))
 	pay.Handle("/pay/", s.page(func(w http.ResponseWriter, r *http.Request, q *request) error { return errNotFound }, false))
-	return &Handlers{Console: limitForms(mux), Pay: limitForms(pay)}
+	return &Handlers{Console: s.withClient(limitForms(mux)), Pay: s.withClient(limitForms(pay))}
 }
 
 // maxFormBytes bounds a console form.
@@ -345,7 +352,7 @@ func secureCookies(r *http.Request) bool {
 }
 
 func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge time.Duration) {
-	c := &http.Cookie{Name: name, Value: value, Path: cookiePath(name), HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteStrictMode}
+	c := &http.Cookie{Name: name, Value: value, Path: cookiePath(name), HttpOnly: true, Secure: clientOf(r).secure, SameSite: http.SameSiteStrictMode}
 	if maxAge > 0 {
 		c.MaxAge = int(maxAge / time.Second)
 	}
@@ -362,7 +369,7 @@ func cookiePath(name string) string {
 }
 
 func clearCookie(w http.ResponseWriter, r *http.Request, name string) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: cookiePath(name), MaxAge: -1, HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: cookiePath(name), MaxAge: -1, HttpOnly: true, Secure: clientOf(r).secure, SameSite: http.SameSiteStrictMode})
 }
 
 func newNonce() string {
@@ -490,7 +497,9 @@ func done(w http.ResponseWriter, r *http.Request, q *request, page, what string)
 	return nil
 }
 
-// throttle counts login attempts per client address in fixed windows.
+// throttle counts attempts per key in fixed windows. It tracks at most
+// maxThrottleKeys keys a window; past that a new key is refused until the
+// window ends, so that a flood of fresh keys cannot grow it without bound.
 type throttle struct {
 	mu     sync.Mutex
 	limit  int
@@ -499,26 +508,24 @@ type throttle struct {
 	counts map[string]int
 }
 
+const maxThrottleKeys = 1 << 16
+
 func newThrottle(limit int, window time.Duration) *throttle {
 	return &throttle{limit: limit, window: window, counts: map[string]int{}}
 }
 
-// allow counts an attempt from addr and reports whether it is within the
+// allow counts an attempt under key and reports whether it is within the
 // limit of its window.
-func (t *throttle) allow(addr string, now time.Time) bool {
+func (t *throttle) allow(key string, now time.Time) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if now.Sub(t.start) >= t.window {
 		t.start, t.counts = now, map[string]int{}
 	}
-	t.counts[addr]++
-	return t.counts[addr] <= t.limit
-}
-
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+	n, ok := t.counts[key]
+	if !ok && len(t.counts) >= maxThrottleKeys {
+		return false
 	}
-	return host
+	t.counts[key] = n + 1
+	return n+1 <= t.limit
 }

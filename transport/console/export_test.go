@@ -14,3 +14,14 @@ func TOTPCode(secret string, t time.Time) string {
 	}
 	return totpCode(sha1.New, b, totpCounter(t), totpDigits)
 }
+
+// SwapArgon makes every password hash f's until restore.
+func SwapArgon(f func(password, salt []byte, passes, memoryKiB uint32, lanes uint8, keyLen uint32) []byte) (restore func()) {
+	old := argonIDKey
+	argonIDKey = f
+	return func() { argonIDKey = old }
+}
+
+// The bounds of password checks: at most PasswordChecks hashes at once,
+// PasswordChecksWaiting more waiting for one.
+const PasswordChecks, PasswordChecksWaiting = passwordChecks, passwordChecksWaiting

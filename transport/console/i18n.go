@@ -43,6 +43,7 @@ var texts = map[string][2]string{
 	"logout":               {"Log out", "লগ আউট"},
 	"login_refused":        {"Wrong email, password or code, or the account is locked for a while.", "ইমেইল, পাসওয়ার্ড বা কোড ভুল, অথবা অ্যাকাউন্ট কিছুক্ষণের জন্য বন্ধ।"},
 	"login_throttled":      {"Too many tries. Wait a minute.", "অনেকবার চেষ্টা হয়েছে। এক মিনিট অপেক্ষা করুন।"},
+	"login_busy":           {"Too many logins at once. Try again in a few seconds.", "একসাথে অনেক লগইন চলছে। কয়েক সেকেন্ড পরে আবার চেষ্টা করুন।"},
 	"logged_out":           {"You are logged out.", "আপনি লগ আউট হয়েছেন।"},
 	"setup_done":           {"Your password is set. Log in.", "পাসওয়ার্ড ঠিক হয়েছে। লগ ইন করুন।"},
 	"setup_for":            {"Account: %s", "অ্যাকাউন্ট: %s"},

@@ -24,7 +24,7 @@ func TestTextsCoverTheTemplates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"login_refused", "login_throttled", "logged_out", "setup_done", "pw_short", "pw_long", "pw_mismatch",
+	for _, k := range []string{"login_refused", "login_throttled", "login_busy", "logged_out", "setup_done", "pw_short", "pw_long", "pw_mismatch",
 		"totp_wrong", "err_not_found", "err_forbidden", "err_internal", "done_payout_complete", "done_payout_fail", "done_sms_approve",
 		"done_sms_reject", "done_sms_paste", "done_sms_anchor", "done_credit", "done_device_revoke", "done_wallet_enable",
 		"done_wallet_disable", "done_redeliver", "done_key_revoke"} {

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -42,19 +43,31 @@ func (s *server) login(w http.ResponseWriter, r *http.Request, q *request) error
 		data.Error = translate(q.lang, key)
 		return s.render(w, r, q, status, "login", "", data)
 	}
-	if !s.throttle.allow(clientAddr(r), time.Now()) {
+	// Throttled per client network, then per account (from many networks
+	// at once), before anything costs a hash.
+	now := time.Now()
+	if !s.clientThrottle.allow(clientNet(r), now) {
 		return refuse(http.StatusTooManyRequests, "login_throttled")
 	}
-	password := f.Get("password")
-	op, err := s.eng.OperatorForLogin(r.Context(), data.Email)
-	if errors.Is(err, engine.ErrLoginRefused) {
-		checkPassword(s.dummyHash(), password) // as long as a real check
-		return refuse(http.StatusUnauthorized, "login_refused")
-	}
+	email, err := engine.NormalizeEmail(data.Email)
 	if err != nil {
+		return refuse(http.StatusUnauthorized, "login_refused") // no account has it: nothing to hash
+	}
+	if !s.accountThrottle.allow(email, now) {
+		return refuse(http.StatusTooManyRequests, "login_throttled")
+	}
+	op, err := s.eng.OperatorForLogin(r.Context(), email)
+	if err != nil && !errors.Is(err, engine.ErrLoginRefused) {
 		return err
 	}
-	ok := checkPassword(op.PasswordHash, password)
+	admitted, ok := s.checkLogin(r.Context(), op, f.Get("password"))
+	if !admitted {
+		w.Header().Set("Retry-After", "5")
+		return refuse(http.StatusServiceUnavailable, "login_busy")
+	}
+	if op == nil {
+		return refuse(http.StatusUnauthorized, "login_refused")
+	}
 	var step int64
 	if ok && len(op.TOTPSecret) > 0 {
 		secret, err := s.eng.OperatorTOTPSecret(op)
@@ -86,6 +99,22 @@ func (s *server) login(w http.ResponseWriter, r *http.Request, q *request) error
 	clearCookie(w, r, loginCookie)
 	http.Redirect(w, r, data.Next, http.StatusSeeOther)
 	return nil
+}
+
+// checkLogin checks password against op's (against a dummy hash, as long
+// as a real check, when op is nil) within a slot of passwordGate; admitted
+// is false, and nothing hashed, when none is free.
+func (s *server) checkLogin(ctx context.Context, op *engine.Operator, password string) (admitted, ok bool) {
+	leave, admitted := passwordGate.enter(ctx)
+	if !admitted {
+		return false, false
+	}
+	defer leave()
+	if op == nil {
+		checkPassword(s.dummyHash(), password)
+		return true, false
+	}
+	return true, checkPassword(op.PasswordHash, password)
 }
 
 func (s *server) logout(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -143,7 +172,14 @@ func (s *server) setup(w http.ResponseWriter, r *http.Request, q *request) error
 		}
 		p.TOTPSecret, p.TOTPStep = secret, step
 	}
+	leave, admitted := passwordGate.enter(r.Context())
+	if !admitted {
+		w.Header().Set("Retry-After", "5")
+		data.Error = translate(q.lang, "login_busy")
+		return s.render(w, r, q, http.StatusServiceUnavailable, "setup", "", data)
+	}
 	p.PasswordHash = hashPassword(f.Get("password"), defaultArgon)
+	leave() // hashPassword does not fail
 	if _, err := s.eng.CompleteOperatorSetup(engine.WithActor(r.Context(), "console:"+op.Email), p); err != nil {
 		return err
 	}
