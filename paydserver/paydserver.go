@@ -46,8 +46,10 @@ const (
 // Config is everything a payd is built from. Store and Keyring are
 // required; the zero value of every other field is a working default.
 type Config struct {
-	Store     Store
-	Keyring   *engine.Keyring
+	Store   Store
+	Keyring *engine.Keyring
+	// PublicURL is where payers reach payd (checkout and payment links);
+	// an https one also makes the console's cookies Secure.
 	PublicURL string
 	APIPrefix string
 	Clock     clock.Clock

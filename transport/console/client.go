@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -82,7 +83,7 @@ type clientKey struct{}
 // clientNet and the cookies.
 func (s *server) withClient(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := &clientInfo{addr: s.proxies.client(r), peer: r.RemoteAddr, secure: secureCookies(r)}
+		c := &clientInfo{addr: s.proxies.client(r), peer: r.RemoteAddr, secure: s.secureCookies(r)}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, c)))
 	})
 }
@@ -160,4 +161,57 @@ func (t TrustedProxies) client(r *http.Request) netip.Addr {
 		a = hop
 	}
 	return a
+}
+
+// proxyHeaders are headers only a proxy adds to a request.
+var proxyHeaders = []string{"X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Real-Ip", "Forwarded", "Via"}
+
+// secureCookies decides whether the cookies set for r are Secure:
+//
+//  1. an https public URL says how browsers reach payd: Secure;
+//  2. a request over TLS: Secure;
+//  3. a request from a trusted proxy: Secure unless the proxy's one
+//     X-Forwarded-Proto says http (a proxy that sends none gets Secure);
+//  4. otherwise Secure unless the request looks like a browser on this
+//     machine talking to a loopback listener (localBrowser), which would
+//     drop a Secure cookie sent over http.
+//
+// The Host header alone does not do: a proxy rewrites it to the upstream's
+// name (nginx's proxy_pass sends "127.0.0.1:8080").
+func (s *server) secureCookies(r *http.Request) bool {
+	if s.httpsURL || r.TLS != nil {
+		return true
+	}
+	if peer := peerAddr(r.RemoteAddr); peer.IsValid() && s.proxies.Contains(peer) {
+		v := r.Header.Values("X-Forwarded-Proto")
+		return len(v) != 1 || !strings.EqualFold(strings.TrimSpace(v[0]), "http")
+	}
+	return !localBrowser(r)
+}
+
+// localBrowser reports whether r came straight to a loopback listener from
+// a browser that names a loopback host: HTTP/1.1 or later (nginx's
+// proxy_pass speaks HTTP/1.0 by default) with none of a proxy's headers.
+func localBrowser(r *http.Request) bool {
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	if local == nil || !local.IP.IsLoopback() || !r.ProtoAtLeast(1, 1) || !loopbackHost(r.Host) {
+		return false
+	}
+	for _, h := range proxyHeaders {
+		if len(r.Header.Values(h)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && a.Unmap().IsLoopback()
 }

@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -50,7 +49,8 @@ type Config struct {
 	// queue.
 	Inbox Inbox
 	// PublicURL is where payers reach payd: payment links and their return
-	// pages are under it.
+	// pages are under it. An https one also makes every cookie of the
+	// console Secure (see secureCookies).
 	PublicURL string
 	Logger    *slog.Logger
 	// LoginRate is how many login attempts one client network (an IPv4
@@ -88,6 +88,8 @@ type server struct {
 	pages     *template.Template
 	css       template.CSS
 	proxies   TrustedProxies
+	// httpsURL: the public URL is https.
+	httpsURL bool
 	// Login attempts are counted per client network and per account.
 	clientThrottle, accountThrottle *throttle
 	// dummyHash is checked against when the email is unknown, so a login
@@ -119,6 +121,9 @@ func New(cfg Config) *Handlers {
 	}
 	s.clientThrottle, s.accountThrottle = newThrottle(rate, time.Minute), newThrottle(rate, time.Minute)
 	s.proxies = cfg.TrustedProxies
+	if u, err := url.Parse(s.publicURL); err == nil && strings.EqualFold(u.Scheme, "https") {
+		s.httpsURL = true
+	}
 	s.pages = template.Must(template.New("").Funcs(funcs).ParseFS(files, "web/*.html"))
 	css, err := files.ReadFile("web/console.css")
 	if err != nil {
@@ -335,20 +340,6 @@ func setSecurityHeaders(w http.ResponseWriter, nonce string) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-}
-
-// secureCookies: cookies are Secure unless the browser talks to a loopback
-// address (a laptop's http://127.0.0.1), where browsers would drop them.
-func secureCookies(r *http.Request) bool {
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	if host == "localhost" {
-		return false
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip == nil || !ip.IsLoopback()
 }
 
 func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge time.Duration) {

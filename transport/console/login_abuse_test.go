@@ -1,9 +1,11 @@
 package console_test
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"fmt"
 	"html"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -277,6 +279,141 @@ func TestForwardedForTrust(t *testing.T) {
 		// A peer that is not a trusted proxy is the client, whatever it says.
 		if n := guesses(t, d, "192.0.2.88:4000", func(i int) string { return fmt.Sprintf("198.51.100.%d", i+101) }); n != 11 {
 			t.Errorf("an untrusted peer's X-Forwarded-For: throttled at guess %d, want 11", n)
+		}
+	})
+}
+
+// cookieOf returns the Set-Cookie named name of res.
+func cookieOf(res *http.Response, name string) *http.Cookie {
+	for _, c := range res.Cookies() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// loginPageCookie gets the login page over a real connection with host
+// and header, and returns the login cookie it sets.
+func loginPageCookie(t *testing.T, srv *paydtest.Server, host string, header http.Header) *http.Cookie {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/console/login", nil)
+	req.Host = host
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	c := cookieOf(res, "payd_console_login")
+	if c == nil {
+		t.Fatalf("no login cookie (%d)", res.StatusCode)
+	}
+	return c
+}
+
+// sessionCookieVia logs in over a real connection naming host, as a proxy
+// that rewrites Host does, and returns the session cookie.
+func sessionCookieVia(t *testing.T, srv *paydtest.Server, email, host string) *http.Cookie {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/console/login", nil)
+	req.Host = host
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body strings.Builder
+	_, _ = bufio.NewReader(res.Body).WriteTo(&body)
+	res.Body.Close()
+	lc, m := cookieOf(res, "payd_console_login"), csrfField.FindStringSubmatch(body.String())
+	if lc == nil || m == nil {
+		t.Fatalf("login page via %s: %d", host, res.StatusCode)
+	}
+	form := url.Values{"email": {email}, "password": {password}, "csrf": {html.UnescapeString(m[1])}}
+	req, _ = http.NewRequest(http.MethodPost, srv.URL+"/console/login", strings.NewReader(form.Encode()))
+	req.Host = host
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(&http.Cookie{Name: lc.Name, Value: lc.Value})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err = client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	c := cookieOf(res, "payd_console")
+	if c == nil {
+		t.Fatalf("login via %s: %d, no session cookie", host, res.StatusCode)
+	}
+	return c
+}
+
+// http10Cookie gets the login page as nginx's default proxy_pass asks for
+// it: HTTP/1.0, Host the upstream's address, no forwarding header.
+func http10Cookie(t *testing.T, srv *paydtest.Server) *http.Cookie {
+	t.Helper()
+	u, _ := url.Parse(srv.URL)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /console/login HTTP/1.0\r\nHost: %s\r\nConnection: close\r\n\r\n", u.Host)
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	c := cookieOf(res, "payd_console_login")
+	if c == nil {
+		t.Fatalf("no login cookie (%d)", res.StatusCode)
+	}
+	return c
+}
+
+// TestCookieSecureBehindProxy: a proxy that reaches payd over plain HTTP
+// on loopback and rewrites Host to 127.0.0.1 (nginx's default) must not
+// get cookies without Secure: an https public URL makes them Secure, and
+// without one any sign of a proxy does.
+func TestCookieSecureBehindProxy(t *testing.T) {
+	t.Run("https public URL", func(t *testing.T) {
+		srv := paydtest.MustOpen(t, func(c *paydserver.Config) { c.PublicURL = "https://pay.example.com" })
+		org := srv.NewOrg(engine.OrganizationSettings{})
+		operator(t, srv, "a@example.com", engine.RoleOperator, org.ID, false)
+		if c := sessionCookieVia(t, srv, "a@example.com", "127.0.0.1"); !c.Secure || !c.HttpOnly {
+			t.Errorf("session cookie behind a proxy sending Host: 127.0.0.1, public URL https: %+v", c)
+		}
+	})
+	t.Run("no public URL", func(t *testing.T) {
+		srv := paydtest.MustOpen(t)
+		host := strings.TrimPrefix(srv.URL, "http://")
+		if c := loginPageCookie(t, srv, host, nil); c.Secure {
+			t.Errorf("a browser on this machine at %s: Secure, which it would drop", srv.URL)
+		}
+		for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Proto", "X-Real-Ip", "Forwarded", "Via"} {
+			if c := loginPageCookie(t, srv, host, http.Header{h: {"203.0.113.9"}}); !c.Secure {
+				t.Errorf("a request through a proxy (it sent %s) over loopback: not Secure", h)
+			}
+		}
+		if c := http10Cookie(t, srv); !c.Secure {
+			t.Error("an HTTP/1.0 request over loopback (nginx's default proxy_pass): not Secure")
+		}
+	})
+	t.Run("trusted proxy", func(t *testing.T) {
+		srv := paydtest.MustOpen(t, trustProxies(t, "127.0.0.0/8"))
+		host := strings.TrimPrefix(srv.URL, "http://")
+		for _, tc := range []struct {
+			proto  string
+			secure bool
+		}{{"https", true}, {"", true}, {"http", false}, {"https, http", true}} {
+			h := http.Header{}
+			if tc.proto != "" {
+				h.Set("X-Forwarded-Proto", tc.proto)
+			}
+			if c := loginPageCookie(t, srv, host, h); c.Secure != tc.secure {
+				t.Errorf("trusted proxy, X-Forwarded-Proto %q: Secure %v, want %v", tc.proto, c.Secure, tc.secure)
+			}
 		}
 	})
 }
