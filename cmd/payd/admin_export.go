@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,13 +11,16 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/internal/csvsafe"
 )
 
 // payd admin export deposits|withdrawals|ledger: an organization's rows in
 // a time range, oldest first, as CSV or JSON lines, for spreadsheets and
-// accounting tools. The rows stream: the engine reads them a page at a
-// time (engine.ExportDeposits and its kin) and each is written as it
-// comes, so memory stays one page whatever the range holds.
+// accounting tools. A CSV cell a spreadsheet would run as a formula gets a
+// leading quote (internal/csvsafe); JSON lines keep every value as it is.
+// The rows stream: the engine reads them a page at a time
+// (engine.ExportDeposits and its kin) and each is written as it comes, so
+// memory stays one page whatever the range holds.
 
 // exportSetup declares the flags of an export of kind and returns the
 // command, whose result writes the rows when printed.
@@ -95,7 +97,7 @@ func (s *exportStream) WriteText(w io.Writer) error {
 	var write func(values []string) error
 	flush := func() error { return nil }
 	if s.format == "csv" {
-		cw := csv.NewWriter(bw)
+		cw := csvsafe.NewWriter(bw)
 		write = cw.Write
 		flush = func() error { cw.Flush(); return cw.Error() }
 		if err := write(columns); err != nil {
