@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,9 +114,13 @@ type ListParams struct {
 type Page[T any] struct {
 	Data    []T
 	HasMore bool
-	// H2H reports whether the organization takes H2H deposits: the
-	// transport asks such an organization to sign its list requests.
-	H2H bool
+	// Signed reports whether reading the page takes the H2H signature, as
+	// GET /v1/deposits/{id} of an H2H deposit does: the list shows
+	// deposits (deposits, events, balance transactions) and the
+	// organization takes H2H deposits, or the page shows an H2H deposit
+	// of an organization that no longer takes them. Never for withdrawals,
+	// whose own GET is bearer only.
+	Signed bool
 }
 
 // ListDeposits returns a page of the organization's deposits. Filters:
@@ -138,7 +143,8 @@ func (e *Engine) ListDeposits(ctx context.Context, p ListParams) (*Page[*Deposit
 				return PageCursor{}, err
 			}
 			return PageCursor{d.CreatedAt, d.ID}, nil
-		}, Tx.ListDepositsPage)
+		}, Tx.ListDepositsPage,
+		func(_ context.Context, _ Tx, d *Deposit) (bool, error) { return d.CheckoutMode == CheckoutH2H, nil })
 }
 
 // ListWithdrawals returns a page of the organization's withdrawals, with
@@ -161,7 +167,7 @@ func (e *Engine) ListWithdrawals(ctx context.Context, p ListParams) (*Page[*With
 				return PageCursor{}, err
 			}
 			return PageCursor{w.CreatedAt, w.ID}, nil
-		}, Tx.ListWithdrawalsPage)
+		}, Tx.ListWithdrawalsPage, nil)
 }
 
 // ListEventsPage returns a page of the organization's events, by type and
@@ -180,11 +186,13 @@ func (e *Engine) ListEventsPage(ctx context.Context, p ListParams) (*Page[*Event
 				return PageCursor{}, err
 			}
 			return PageCursor{ev.CreatedAt, ev.ID}, nil
-		}, Tx.ListEventsPage)
+		}, Tx.ListEventsPage,
+		func(_ context.Context, _ Tx, ev *Event) (bool, error) { return EventShowsH2H(ev), nil })
 }
 
 // ListBalanceTransactions returns a page of the organization's movements
-// on its available and held balances, by account.
+// on its available and held balances, by account. A movement names its
+// deposit and the deposit's amount, so the page shows the deposit.
 func (e *Engine) ListBalanceTransactions(ctx context.Context, p ListParams) (*Page[*BalanceTransaction], error) {
 	if err := checkFilters(p, false); err != nil {
 		return nil, err
@@ -202,7 +210,20 @@ func (e *Engine) ListBalanceTransactions(ctx context.Context, p ListParams) (*Pa
 				return PageCursor{}, err
 			}
 			return PageCursor{bt.CreatedAt, bt.ID}, nil
-		}, Tx.ListBalanceTransactions)
+		}, Tx.ListBalanceTransactions,
+		func(ctx context.Context, tx Tx, bt *BalanceTransaction) (bool, error) {
+			if !strings.HasPrefix(bt.Reference, PrefixDeposit) {
+				return false, nil
+			}
+			d, err := tx.GetDeposit(ctx, p.OrganizationID, bt.Reference)
+			if errors.Is(err, ErrNotFound) {
+				return false, nil
+			}
+			if err != nil {
+				return false, err
+			}
+			return d.CheckoutMode == CheckoutH2H, nil
+		})
 }
 
 // GetOrgEvent returns the organization's event with id, exactly as its
@@ -215,6 +236,14 @@ func (e *Engine) GetOrgEvent(ctx context.Context, orgID, id string) (*Event, err
 		return notFound(err, "event")
 	})
 	return ev, err
+}
+
+// EventShowsH2H reports whether an event carries an H2H deposit, whose own
+// GET is signed even when its organization no longer takes H2H deposits.
+// The engine writes payloads with encoding/json, which spells the member
+// so.
+func EventShowsH2H(ev *Event) bool {
+	return bytes.Contains(ev.Payload, []byte(`"checkout_mode":"h2h"`))
 }
 
 // OrganizationTakesH2H reports whether the organization takes H2H
@@ -291,10 +320,14 @@ func itoa(n int) string { return decimal.NewFromInt(int64(n)).String() }
 // listPage reads one page in one snapshot: the organization, the cursor's
 // row (of the same list and organization, or the cursor is refused as no
 // such row, whatever exists elsewhere), then the page, one row more than
-// asked to learn whether the list goes on.
+// asked to learn whether the list goes on. shows reports whether a row
+// shows an H2H deposit; nil for a list that shows no deposit, which is
+// never signed. It is asked only when the organization no longer takes
+// H2H deposits, row by row until one does.
 func listPage[T any](ctx context.Context, e *Engine, p ListParams, what string,
 	cursor func(ctx context.Context, tx Tx, id string) (PageCursor, error),
 	list func(tx Tx, ctx context.Context, p PageParams) ([]T, error),
+	shows func(ctx context.Context, tx Tx, row T) (bool, error),
 ) (*Page[T], error) {
 	limit := p.Limit
 	if limit == 0 {
@@ -312,7 +345,6 @@ func listPage[T any](ctx context.Context, e *Engine, p ListParams, what string,
 		if err != nil {
 			return notFound(err, "organization")
 		}
-		page.H2H = org.H2HEnabled
 		for _, c := range []struct {
 			param, id string
 			set       **PageCursor
@@ -335,6 +367,18 @@ func listPage[T any](ctx context.Context, e *Engine, p ListParams, what string,
 		}
 		page.HasMore = len(rows) > limit
 		page.Data = rows[:min(len(rows), limit)]
+		if shows == nil {
+			return nil
+		}
+		page.Signed = org.H2HEnabled
+		for _, row := range page.Data {
+			if page.Signed {
+				break
+			}
+			if page.Signed, err = shows(ctx, tx, row); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if err != nil {

@@ -102,10 +102,8 @@ func (s *server) getDeposit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if d.CheckoutMode == engine.CheckoutH2H {
-		if err := s.checkSignature(r, p, nil); err != nil {
-			return err
-		}
+	if err := s.signIfH2H(r, p, d.CheckoutMode == engine.CheckoutH2H); err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, engine.DepositView(d, s.engine.Now(), s.prefix))
 	return nil

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -16,8 +15,10 @@ import (
 // Stripe's way: {"data": [...], "has_more": bool}, limit (1-100, default
 // 10), starting_after / ending_before naming a row of the list. Each item is
 // exactly the body of the resource's own GET (an event: its webhook body).
-// An organization that takes H2H deposits signs its requests for deposits
-// and events, as it signs GET /v1/deposits/{id}.
+// An organization that takes H2H deposits signs every list that shows
+// deposits (deposits, events, balance transactions), as it signs GET
+// /v1/deposits/{id}; the engine says which pages are signed
+// (engine.Page.Signed). Withdrawals are bearer only, as their own GET.
 
 // MaxListLimit is the largest page the API serves.
 const MaxListLimit = 100
@@ -95,10 +96,11 @@ func parseList(r *http.Request, orgID string, allowed []string) (engine.ListPara
 	return p, nil
 }
 
-// signIfH2H asks an organization that takes H2H deposits for its request's
-// signature.
-func (s *server) signIfH2H(r *http.Request, p *engine.Principal, h2h bool) error {
-	if !h2h {
+// signIfH2H asks for the signature of a read that shows H2H deposits
+// (signed, as the engine decides), with the very answers of GET
+// /v1/deposits/{id}: every signed read goes through it.
+func (s *server) signIfH2H(r *http.Request, p *engine.Principal, signed bool) error {
+	if !signed {
 		return nil
 	}
 	return s.checkSignature(r, p, nil)
@@ -118,7 +120,7 @@ func (s *server) listDeposits(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.signIfH2H(r, p, page.H2H || anyH2H(page.Data)); err != nil {
+	if err := s.signIfH2H(r, p, page.Signed); err != nil {
 		return err
 	}
 	now := s.engine.Now()
@@ -130,19 +132,8 @@ func (s *server) listDeposits(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// anyH2H reports whether a page holds an H2H deposit, whose own GET is
-// signed even when its organization no longer takes H2H deposits.
-func anyH2H(ds []*engine.Deposit) bool {
-	for _, d := range ds {
-		if d.CheckoutMode == engine.CheckoutH2H {
-			return true
-		}
-	}
-	return false
-}
-
 // listWithdrawals serves GET /v1/withdraws (bearer, as GET
-// /v1/withdraws/{id}).
+// /v1/withdraws/{id}: the engine signs no page of withdrawals).
 func (s *server) listWithdrawals(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.admit(w, r, classDefault)
 	if err != nil {
@@ -154,6 +145,9 @@ func (s *server) listWithdrawals(w http.ResponseWriter, r *http.Request) error {
 	}
 	page, err := s.engine.ListWithdrawals(r.Context(), lp)
 	if err != nil {
+		return err
+	}
+	if err := s.signIfH2H(r, p, page.Signed); err != nil {
 		return err
 	}
 	body := listBody{Data: make([]any, len(page.Data)), HasMore: page.HasMore}
@@ -179,11 +173,7 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h2h := page.H2H
-	for _, ev := range page.Data {
-		h2h = h2h || h2hEvent(ev)
-	}
-	if err := s.signIfH2H(r, p, h2h); err != nil {
+	if err := s.signIfH2H(r, p, page.Signed); err != nil {
 		return err
 	}
 	body := listBody{Data: make([]any, len(page.Data)), HasMore: page.HasMore}
@@ -214,7 +204,7 @@ func (s *server) getEvent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.signIfH2H(r, p, h2h || h2hEvent(ev)); err != nil {
+	if err := s.signIfH2H(r, p, h2h || engine.EventShowsH2H(ev)); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -224,15 +214,9 @@ func (s *server) getEvent(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// h2hEvent reports whether an event carries an H2H deposit, whose own GET
-// is signed even when its organization no longer takes H2H deposits. The
-// engine writes payloads with encoding/json, which spells the member so.
-func h2hEvent(ev *engine.Event) bool {
-	return bytes.Contains(ev.Payload, []byte(`"checkout_mode":"h2h"`))
-}
-
-// listBalanceTransactions serves GET /v1/balance/transactions (bearer, as
-// GET /v1/balance): the movements of the available and held balances.
+// listBalanceTransactions serves GET /v1/balance/transactions: the
+// movements of the available and held balances. Each names its deposit and
+// the deposit's amount, so an organization that takes H2H signs it.
 func (s *server) listBalanceTransactions(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.admit(w, r, classDefault)
 	if err != nil {
@@ -244,6 +228,9 @@ func (s *server) listBalanceTransactions(w http.ResponseWriter, r *http.Request)
 	}
 	page, err := s.engine.ListBalanceTransactions(r.Context(), lp)
 	if err != nil {
+		return err
+	}
+	if err := s.signIfH2H(r, p, page.Signed); err != nil {
 		return err
 	}
 	body := listBody{Data: make([]any, len(page.Data)), HasMore: page.HasMore}

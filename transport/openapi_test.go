@@ -269,8 +269,10 @@ func TestOpenAPI(t *testing.T) {
 	call(org, event, signedGet("/v1/events/"+evID), 200)
 	call(org, event, signedGet("/v1/events/evt_00000000000000000000000000"), 404)
 	call(org, event, get("/v1/events/"+evID), 401)
-	call(org, balanceTxns, get("/v1/balance/transactions?limit=100"), 200)
-	call(org, balanceTxns, get("/v1/balance/transactions?account=fees"), 400)
+	call(org, balanceTxns, signedGet("/v1/balance/transactions?limit=100"), 200)
+	call(plain, balanceTxns, get("/v1/balance/transactions"), 200)
+	call(org, balanceTxns, get("/v1/balance/transactions"), 401)
+	call(org, balanceTxns, signedGet("/v1/balance/transactions?account=fees"), 400)
 	call(org, balanceTxns, request{APIKey: "-", Method: http.MethodGet, Path: "/api/v1/balance/transactions"}, 401)
 
 	// Outside the operations: a method a path does not serve, and a path

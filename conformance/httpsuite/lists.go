@@ -126,9 +126,14 @@ func (s *suite) checkLists(t T) {
 		res := s.do(t, request{method: http.MethodGet, path: path, org: o, sign: true})
 		expectParamError(t, "GET "+path, res, path[strings.Index(path, "?")+1:strings.Index(path, "=")])
 	}
-	// An H2H organization signs its lists.
-	expectError(t, "unsigned list of an H2H organization", s.do(t, request{method: http.MethodGet, path: "/v1/deposits", org: o}),
-		http.StatusUnauthorized, "unauthorized", "")
+	// An H2H organization signs its lists that show deposits (a balance
+	// transaction names its deposit and amount); withdrawals are bearer,
+	// as their own GET.
+	for _, path := range []string{"/v1/deposits", "/v1/events", "/v1/balance/transactions"} {
+		expectError(t, "unsigned GET "+path+" of an H2H organization", s.do(t, request{method: http.MethodGet, path: path, org: o}),
+			http.StatusUnauthorized, "unauthorized", "missing_signature")
+	}
+	expectStatus(t, "unsigned GET /v1/withdraws of an H2H organization", s.do(t, request{method: http.MethodGet, path: "/v1/withdraws", org: o}), http.StatusOK)
 	// The other lists answer the same shape.
 	for _, path := range []string{"/v1/withdraws", "/v1/events", "/v1/balance/transactions"} {
 		if page := s.listPage(t, o, path); len(page.Data) != 0 || page.HasMore {

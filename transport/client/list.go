@@ -111,9 +111,10 @@ func (c *Client) ListEvents(ctx context.Context, p ListParams) (*List[Event], er
 }
 
 // ListBalanceTransactions reads a page of the balance's movements (GET
-// /v1/balance/transactions, bearer).
+// /v1/balance/transactions, signed: they name deposits and their amounts,
+// so an organization that takes H2H deposits must sign it).
 func (c *Client) ListBalanceTransactions(ctx context.Context, p ListParams) (*List[BalanceTransaction], error) {
-	return list[BalanceTransaction](ctx, c, "/v1/balance/transactions", p, false)
+	return list[BalanceTransaction](ctx, c, "/v1/balance/transactions", p, true)
 }
 
 // GetEvent reads an event (GET /v1/events/{id}, signed) as its webhooks

@@ -132,8 +132,14 @@ func TestListsAndIterators(t *testing.T) {
 	if errs != 1 {
 		t.Errorf("%d errors yielded", errs)
 	}
-	// Unsigned, an H2H organization's list is refused.
+	// Unsigned, an H2H organization's lists that show deposits are
+	// refused; its withdrawals are bearer.
 	unsigned := client.New(e.Base, e.APIKey, "")
 	_, err = unsigned.ListDeposits(ctx, client.ListParams{})
 	apiError(t, err, http.StatusUnauthorized, client.CodeUnauthorized)
+	_, err = unsigned.ListBalanceTransactions(ctx, client.ListParams{})
+	apiError(t, err, http.StatusUnauthorized, client.CodeUnauthorized)
+	if _, err := unsigned.ListWithdrawals(ctx, client.ListParams{}); err != nil {
+		t.Errorf("unsigned ListWithdrawals: %v", err)
+	}
 }
