@@ -20,7 +20,9 @@ const (
 	PrefixOperatorSession = "ses_"
 )
 
-// Operator roles. A viewer sees what an operator sees and changes nothing.
+// Operator roles: an owner may do everything, an operator the day's work
+// but no credential or balance chain, a viewer only looks. The console's
+// route table says which role each page and action needs.
 const (
 	RoleOwner    = "owner"
 	RoleOperator = "operator"
@@ -84,9 +86,6 @@ type Operator struct {
 
 // Platform reports whether the operator sees every organization.
 func (o *Operator) Platform() bool { return o.OrganizationID == "" }
-
-// CanChange reports whether the operator's role may change anything.
-func (o *Operator) CanChange() bool { return o.Role == RoleOwner || o.Role == RoleOperator }
 
 // Sees reports whether the operator may see orgID's resources.
 func (o *Operator) Sees(orgID string) bool { return o.Platform() || o.OrganizationID == orgID }

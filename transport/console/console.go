@@ -11,8 +11,8 @@
 // the database (the cookie holds a token, the store its hash), every form
 // carries a CSRF token bound to the session, and every change runs with
 // the operator as the audit log's actor. An organization's operator sees
-// only that organization (another's resources are 404); a viewer changes
-// nothing (403).
+// only that organization (another's resources are 404); what each role
+// may do is the routes table's (a refusal is 403).
 //
 // The console imports the engine and no provider or store: the SMS inbox's
 // operations reach it through Inbox, which the wiring adapts.
@@ -106,6 +106,95 @@ type Handlers struct {
 	Pay     http.Handler
 }
 
+// The console's roles, each allowed all that those before it are:
+//   - viewer: every page, nothing that changes anything (but logging out);
+//   - operator: the day's work: payouts, SMS review, wallets, redelivery,
+//     payment links;
+//   - owner: credentials (API keys and their signing secrets, device
+//     tokens) and the balance chain's anchor, the one secret that stops a
+//     leaked device token from forging an SMS that proves a payment; only
+//     the owner sees a chain's balance, where it is anchored.
+//
+// public marks a page without a session (login, setup, payment links).
+const public = ""
+
+var roleRank = map[string]int{engine.RoleViewer: 1, engine.RoleOperator: 2, engine.RoleOwner: 3}
+
+// hasRole reports whether op may do what needs role.
+func hasRole(op *engine.Operator, role string) bool {
+	if role == public {
+		return true
+	}
+	return op != nil && roleRank[role] > 0 && roleRank[op.Role] >= roleRank[role]
+}
+
+// anchorRole anchors a wallet's balance chain, and so alone sees a chain's
+// balance.
+const anchorRole = engine.RoleOwner
+
+type handler = func(s *server, w http.ResponseWriter, r *http.Request, q *request) error
+
+// routes are every console page and action with the least role it needs:
+// the one place that says who may do what. A refused role gets the
+// console's forbidden page (403) before the handler runs.
+var routes = []struct {
+	pattern, role string
+	handle        handler
+}{
+	{"GET /console/login", public, (*server).loginPage},
+	{"POST /console/login", public, (*server).login},
+	{"GET /console/setup", public, (*server).setupPage},
+	{"POST /console/setup", public, (*server).setup},
+	{"POST /console/logout", engine.RoleViewer, (*server).logout},
+
+	{"GET /console/{$}", engine.RoleViewer, (*server).overview},
+	{"GET /console/deposits", engine.RoleViewer, (*server).deposits},
+	{"GET /console/deposits/{id}", engine.RoleViewer, (*server).deposit},
+	{"GET /console/withdrawals", engine.RoleViewer, (*server).withdrawals},
+	{"GET /console/sms", engine.RoleViewer, (*server).sms},
+	{"GET /console/devices", engine.RoleViewer, (*server).devices},
+	{"GET /console/wallets", engine.RoleViewer, (*server).wallets},
+	{"GET /console/webhooks", engine.RoleViewer, (*server).webhooks},
+	{"GET /console/keys", engine.RoleViewer, (*server).keys},
+	{"GET /console/audit", engine.RoleViewer, (*server).audit},
+	{"GET /console/links", engine.RoleViewer, (*server).links},
+
+	{"POST /console/payouts/{id}/complete", engine.RoleOperator, (*server).payoutComplete},
+	{"POST /console/payouts/{id}/confirm", engine.RoleOperator, (*server).payoutConfirm},
+	{"POST /console/payouts/{id}/fail", engine.RoleOperator, (*server).payoutFail},
+	{"POST /console/sms/{id}/approve", engine.RoleOperator, (*server).smsApprove},
+	{"POST /console/sms/{id}/reject", engine.RoleOperator, (*server).smsReject},
+	{"POST /console/sms/paste", engine.RoleOperator, (*server).smsPaste},
+	{"POST /console/sms/credit", engine.RoleOperator, (*server).smsCredit},
+	{"POST /console/wallets/{id}/enable", engine.RoleOperator, (*server).walletEnable},
+	{"POST /console/wallets/{id}/disable", engine.RoleOperator, (*server).walletDisable},
+	{"POST /console/wallets/{id}/limits", engine.RoleOperator, (*server).walletLimits},
+	{"POST /console/events/{id}/redeliver", engine.RoleOperator, (*server).redeliver},
+	{"POST /console/links", engine.RoleOperator, (*server).linkCreate},
+
+	{"POST /console/sms/anchor", anchorRole, (*server).smsAnchor},
+	{"POST /console/devices/{id}/rotate", engine.RoleOwner, (*server).deviceRotate},
+	{"POST /console/devices/{id}/revoke", engine.RoleOwner, (*server).deviceRevoke},
+	{"POST /console/keys/{id}/rotate", engine.RoleOwner, (*server).keyRotate},
+	{"POST /console/keys/{id}/revoke", engine.RoleOwner, (*server).keyRevoke},
+}
+
+// routeRole is the least role of each route, by pattern.
+var routeRole = func() map[string]string {
+	m := make(map[string]string, len(routes))
+	for _, rt := range routes {
+		if _, ok := roleRank[rt.role]; !ok && rt.role != public {
+			panic("console: route " + rt.pattern + " names no role")
+		}
+		// A viewer changes nothing.
+		if strings.HasPrefix(rt.pattern, "POST ") && rt.role == engine.RoleViewer && rt.pattern != "POST /console/logout" {
+			panic("console: route " + rt.pattern + " lets a viewer change something")
+		}
+		m[rt.pattern] = rt.role
+	}
+	return m
+}()
+
 // New returns the console's handlers.
 func New(cfg Config) *Handlers {
 	s := &server{eng: cfg.Engine, inbox: cfg.Inbox, publicURL: strings.TrimRight(cfg.PublicURL, "/"), logger: cfg.Logger, now: cfg.Now}
@@ -133,50 +222,16 @@ func New(cfg Config) *Handlers {
 	s.dummyHash = sync.OnceValue(func() string { return hashPassword(engine.RandomToken(16), defaultArgon) })
 
 	mux := http.NewServeMux()
-	open := func(pattern string, h pageFunc) { mux.Handle(pattern, s.page(h, false)) }
-	authed := func(pattern string, h pageFunc) { mux.Handle(pattern, s.page(h, true)) }
-	open("GET /console/login", s.loginPage)
-	open("POST /console/login", s.login)
-	open("GET /console/setup", s.setupPage)
-	open("POST /console/setup", s.setup)
-	authed("POST /console/logout", s.logout)
-	authed("GET /console/{$}", s.overview)
-	authed("GET /console/deposits", s.deposits)
-	authed("GET /console/deposits/{id}", s.deposit)
-	authed("GET /console/withdrawals", s.withdrawals)
-	authed("POST /console/payouts/{id}/complete", s.payoutComplete)
-	authed("POST /console/payouts/{id}/confirm", s.payoutConfirm)
-	authed("POST /console/payouts/{id}/fail", s.payoutFail)
-	authed("GET /console/sms", s.sms)
-	authed("POST /console/sms/{id}/approve", s.smsApprove)
-	authed("POST /console/sms/{id}/reject", s.smsReject)
-	authed("POST /console/sms/paste", s.smsPaste)
-	authed("POST /console/sms/anchor", s.smsAnchor)
-	authed("POST /console/sms/credit", s.smsCredit)
-	authed("GET /console/devices", s.devices)
-	authed("POST /console/devices/{id}/revoke", s.deviceRevoke)
-	authed("POST /console/devices/{id}/rotate", s.deviceRotate)
-	authed("GET /console/wallets", s.wallets)
-	authed("POST /console/wallets/{id}/enable", s.walletEnable(true))
-	authed("POST /console/wallets/{id}/disable", s.walletEnable(false))
-	authed("POST /console/wallets/{id}/limits", s.walletLimits)
-	authed("GET /console/webhooks", s.webhooks)
-	authed("POST /console/events/{id}/redeliver", s.redeliver)
-	authed("GET /console/keys", s.keys)
-	authed("POST /console/keys/{id}/rotate", s.keyRotate)
-	authed("POST /console/keys/{id}/revoke", s.keyRevoke)
-	authed("GET /console/audit", s.audit)
-	authed("GET /console/links", s.links)
-	authed("POST /console/links", s.linkCreate)
+	for _, rt := range routes {
+		mux.Handle(rt.pattern, s.page(rt.handle, rt.role))
+	}
 	mux.Handle("GET /console", http.RedirectHandler("/console/", http.StatusSeeOther))
-	open("/console/", func(w http.ResponseWriter, r *http.Request, q *request) error {
-		return errNotFound
-	})
+	mux.Handle("/console/", s.page(func(*server, http.ResponseWriter, *http.Request, *request) error { return errNotFound }, public))
 
 	pay := http.NewServeMux()
-	pay.Handle("GET /pay/{token}", s.page(s.payPage, false))
-	pay.Handle("POST /pay/{token}", s.page(s.pay, false))
-	pay.Handle("/pay/", s.page(func(w http.ResponseWriter, r *http.Request, q *request) error { return errNotFound }, false))
+	pay.Handle("GET /pay/{token}", s.page((*server).payPage, public))
+	pay.Handle("POST /pay/{token}", s.page((*server).pay, public))
+	pay.Handle("/pay/", s.page(func(*server, http.ResponseWriter, *http.Request, *request) error { return errNotFound }, public))
 	return &Handlers{Console: s.withClient(limitForms(mux)), Pay: s.withClient(limitForms(pay))}
 }
 
@@ -214,8 +269,6 @@ func (q *request) ctx(r *http.Request) context.Context {
 	return engine.WithActor(r.Context(), "console:"+q.operator.Email)
 }
 
-type pageFunc func(w http.ResponseWriter, r *http.Request, q *request) error
-
 // Errors pages return; the one wrapper renders them.
 var (
 	errNotFound  = engine.Errorf(engine.CodeNotFound, "not found")
@@ -223,20 +276,21 @@ var (
 )
 
 // page wraps a page: security headers, language, the session (required
-// when authed: without one a GET goes to the login page and a POST is
-// 403), the CSRF check of every POST, and the rendering of errors.
-func (s *server) page(h pageFunc, authed bool) http.Handler {
+// unless role is public: without one a GET goes to the login page and a
+// POST is 403), the CSRF check of every POST, the role, and the rendering
+// of errors.
+func (s *server) page(h handler, role string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := &request{lang: language(w, r), nonce: newNonce()}
 		setSecurityHeaders(w, q.nonce)
-		err := s.serve(w, r, q, h, authed)
+		err := s.serve(w, r, q, h, role)
 		if err != nil {
 			s.renderError(w, r, q, err)
 		}
 	})
 }
 
-func (s *server) serve(w http.ResponseWriter, r *http.Request, q *request, h pageFunc, authed bool) error {
+func (s *server) serve(w http.ResponseWriter, r *http.Request, q *request, h handler, role string) error {
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
 		sess, op, err := s.eng.OperatorSession(r.Context(), c.Value)
 		switch {
@@ -249,7 +303,7 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, q *request, h pag
 			return err
 		}
 	}
-	if authed && q.operator == nil {
+	if role != public && q.operator == nil {
 		if r.Method == http.MethodGet {
 			http.Redirect(w, r, "/console/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return nil
@@ -273,11 +327,11 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, q *request, h pag
 		if err := s.pickOrganization(r, q); err != nil {
 			return err
 		}
-		if r.Method == http.MethodPost && !q.operator.CanChange() && r.URL.Path != "/console/logout" {
-			return errForbidden
-		}
 	}
-	return h(w, r, q)
+	if !hasRole(q.operator, role) {
+		return errForbidden
+	}
+	return h(s, w, r, q)
 }
 
 // pickOrganization sets the organization the page shows.
@@ -418,8 +472,18 @@ func (v *view) OrgQuery() string {
 	return ""
 }
 
-// CanChange reports whether the page shows forms that change things.
-func (v *view) CanChange() bool { return v.Operator != nil && v.Operator.CanChange() }
+// ReadOnly reports whether the operator only looks (a viewer).
+func (v *view) ReadOnly() bool { return !hasRole(v.Operator, engine.RoleOperator) }
+
+// May reports whether the operator may use the route of pattern, as the
+// routes table says: a page offers only the forms its operator may send.
+func (v *view) May(pattern string) (bool, error) {
+	role, ok := routeRole[pattern]
+	if !ok {
+		return false, fmt.Errorf("no console route %q", pattern)
+	}
+	return hasRole(v.Operator, role), nil
+}
 
 func (s *server) render(w http.ResponseWriter, r *http.Request, q *request, status int, name, nav string, data any) error {
 	v := &view{Lang: q.lang, OtherLang: langBangla, Nonce: q.nonce, CSS: s.css, CSRF: q.csrf, Operator: q.operator,

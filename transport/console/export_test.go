@@ -2,6 +2,7 @@ package console
 
 import (
 	"crypto/sha1"
+	"maps"
 	"time"
 )
 
@@ -25,3 +26,6 @@ func SwapArgon(f func(password, salt []byte, passes, memoryKiB uint32, lanes uin
 // The bounds of password checks: at most PasswordChecks hashes at once,
 // PasswordChecksWaiting more waiting for one.
 const PasswordChecks, PasswordChecksWaiting = passwordChecks, passwordChecksWaiting
+
+// RouteRoles is the least role of each console route, by pattern.
+func RouteRoles() map[string]string { return maps.Clone(routeRole) }

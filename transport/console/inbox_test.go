@@ -15,7 +15,7 @@ import (
 )
 
 // TestSMSInboxPages: held messages show what is wrong with them; the
-// operator re-anchors the wallet from the console and they are proven;
+// owner re-anchors the wallet from the console and they are proven;
 // devices show their silence and rotate a token shown once; another
 // organization's wallet and device are out of reach.
 func TestSMSInboxPages(t *testing.T) {
@@ -38,7 +38,7 @@ func TestSMSInboxPages(t *testing.T) {
 	if _, _, err := srv.Inbox.Ingest(ctx, dev.Device, smsinbox.Incoming{Sender: "bKash", Body: body, ReceivedAt: srv.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	operator(t, srv, "a@example.com", engine.RoleOperator, org.ID, false)
+	operator(t, srv, "a@example.com", engine.RoleOwner, org.ID, false)
 	a := newBrowser(t, srv)
 	a.login("a@example.com", "")
 	p := a.get("/console/sms?status=held")

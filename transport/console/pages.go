@@ -601,17 +601,23 @@ func (s *server) wallets(w http.ResponseWriter, r *http.Request, q *request) err
 	return s.render(w, r, q, http.StatusOK, "wallets", "wallets", ws)
 }
 
-func (s *server) walletEnable(enabled bool) pageFunc {
-	return func(w http.ResponseWriter, r *http.Request, q *request) error {
-		if _, err := s.eng.SetWalletEnabled(q.ctx(r), q.org, r.PathValue("id"), enabled); err != nil {
-			return err
-		}
-		what := "done_wallet_disable"
-		if enabled {
-			what = "done_wallet_enable"
-		}
-		return done(w, r, q, "/console/wallets", what)
+func (s *server) walletEnable(w http.ResponseWriter, r *http.Request, q *request) error {
+	return s.setWalletEnabled(w, r, q, true)
+}
+
+func (s *server) walletDisable(w http.ResponseWriter, r *http.Request, q *request) error {
+	return s.setWalletEnabled(w, r, q, false)
+}
+
+func (s *server) setWalletEnabled(w http.ResponseWriter, r *http.Request, q *request, enabled bool) error {
+	if _, err := s.eng.SetWalletEnabled(q.ctx(r), q.org, r.PathValue("id"), enabled); err != nil {
+		return err
 	}
+	what := "done_wallet_disable"
+	if enabled {
+		what = "done_wallet_enable"
+	}
+	return done(w, r, q, "/console/wallets", what)
 }
 
 func (s *server) walletLimits(w http.ResponseWriter, r *http.Request, q *request) error {

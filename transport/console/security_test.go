@@ -2,8 +2,10 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -12,8 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport/console"
 )
 
@@ -453,5 +459,192 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 	if p := b.get("/console/"); p.status != http.StatusSeeOther {
 		t.Errorf("the overview without a session: %d", p.status)
+	}
+}
+
+// chainFixture is an SMS inbox organization whose wallet's chain was
+// anchored at 73,918.46 by its owner, proved a cash-out up to 74,418.46,
+// and holds a message that does not follow that balance.
+type chainFixture struct {
+	srv       *paydtest.Server
+	org       *paydtest.Org
+	wallet    *engine.Wallet
+	device    *smsinbox.DeviceCredentials
+	anchored  string
+	chain     string
+	heldClaim string
+}
+
+func newChainFixture(t *testing.T) *chainFixture {
+	t.Helper()
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t, func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox })
+	f := &chainFixture{srv: srv, org: srv.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)}),
+		anchored: "73918.46", chain: "74418.46", heldClaim: "80000.00"}
+	f.wallet = srv.AddWallet(f.org, "bkash", "cash_out", "01811111111", "Agent")
+	dev, err := srv.Inbox.AddDevice(ctx, smsinbox.AddDeviceParams{OrganizationID: f.org.ID, Name: "counter-phone", WalletIDs: []string{f.wallet.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.device = dev
+	owner := engine.WithActor(ctx, "console:owner@example.com")
+	if _, _, err := srv.Inbox.Anchor(owner, f.org.ID, f.wallet.ID, decimal.RequireFromString(f.anchored)); err != nil {
+		t.Fatal(err)
+	}
+	at := srv.Now().In(engine.Dhaka).Format("02/01/2006 15:04")
+	for _, body := range []string{
+		"Cash Out Tk 500.00 from 01712345678 successful. Fee Tk 0.00. Balance Tk 74,418.46. TrxID 8N7A6D5EE7 at " + at,
+		"Cash Out Tk 1,000.00 from 01712345679 successful. Fee Tk 0.00. Balance Tk 80,000.00. TrxID 9Q2W3E4R5T at " + at,
+	} {
+		if _, _, err := srv.Inbox.Ingest(ctx, dev.Device, smsinbox.Incoming{Sender: "bKash", Body: body, ReceivedAt: srv.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms, err := srv.Inbox.ListSMS(ctx, smsinbox.ListSMSParams{OrganizationID: f.org.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[string]bool{}
+	for _, m := range ms {
+		statuses[m.Status] = true
+	}
+	if !statuses[smsinbox.StatusAccepted] || !statuses[smsinbox.StatusHeld] {
+		t.Fatalf("fixture: messages %v, want one accepted and one held", statuses)
+	}
+	return f
+}
+
+// TestOnlyOwnersTouchCredentials: an operator who could rotate the API key
+// would see the new key and signing secret while the old key kept working
+// for 24 hours, and could create withdrawals through the API unnoticed;
+// a device token is a credential too, and an anchor sets the chain's
+// secret balance. Each is the owner's alone: an operator's or a viewer's
+// POST is 403 and changes nothing; the owner's is audited with the owner
+// as actor.
+func TestOnlyOwnersTouchCredentials(t *testing.T) {
+	ctx := context.Background()
+	f := newChainFixture(t)
+	operator(t, f.srv, "v@example.com", engine.RoleViewer, f.org.ID, false)
+	operator(t, f.srv, "o@example.com", engine.RoleOperator, f.org.ID, false)
+	operator(t, f.srv, "owner@example.com", engine.RoleOwner, f.org.ID, false)
+	dev := f.device.Device.ID
+	keyState := func() string {
+		ks, err := f.srv.Engine.ListAPIKeys(ctx, f.org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s []string
+		for _, k := range ks {
+			s = append(s, fmt.Sprintf("%s %s %v", k.ID, k.Hint, k.ExpiresAt))
+		}
+		return strings.Join(s, "; ")
+	}
+	deviceState := func() string {
+		ds, err := f.srv.Inbox.ListDevices(ctx, f.org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%s %v %v", ds[0].Device.TokenHint, ds[0].Device.RevokedAt, ds[0].Chains[0].Balance)
+	}
+	actions := []struct {
+		path string
+		form url.Values
+	}{
+		{"/console/keys/" + f.org.KeyID + "/rotate", nil},
+		{"/console/keys/" + f.org.KeyID + "/revoke", nil},
+		{"/console/devices/" + dev + "/rotate", nil},
+		{"/console/devices/" + dev + "/revoke", nil},
+		{"/console/sms/anchor", url.Values{"wallet": {f.wallet.ID}, "balance": {"1.00"}}},
+	}
+	keysBefore, devBefore := keyState(), deviceState()
+	audits := func() int { // but logins
+		es, _ := f.srv.Engine.ListAudit(ctx, f.org.ID, 0)
+		n := 0
+		for _, e := range es {
+			if e.Action != engine.AuditOperatorLogin {
+				n++
+			}
+		}
+		return n
+	}
+	auditsBefore := audits()
+	for _, email := range []string{"o@example.com", "v@example.com"} {
+		b := newBrowser(t, f.srv)
+		b.login(email, "")
+		if p := b.get("/console/keys"); strings.Contains(p.body, "/rotate") || strings.Contains(p.body, "/revoke") {
+			t.Errorf("%s is offered a key's rotate or revoke", email)
+		}
+		if p := b.get("/console/devices"); strings.Contains(p.body, "/rotate") || strings.Contains(p.body, "/revoke") {
+			t.Errorf("%s is offered a device's rotate or revoke", email)
+		}
+		if p := b.get("/console/sms"); strings.Contains(p.body, `action="/console/sms/anchor"`) {
+			t.Errorf("%s is offered the anchor", email)
+		}
+		b.get("/console/")
+		for _, a := range actions {
+			p := b.post(a.path, maps.Clone(a.form))
+			if p.status != http.StatusForbidden || strings.Contains(p.body, `id="new-key"`) || strings.Contains(p.body, `id="device-token"`) {
+				t.Errorf("%s POST %s: %d, want 403 showing no secret", email, a.path, p.status)
+			}
+		}
+	}
+	if got := keyState(); got != keysBefore {
+		t.Errorf("the API keys changed: %s, were %s", got, keysBefore)
+	}
+	if got := deviceState(); got != devBefore {
+		t.Errorf("the device or chain changed: %s, was %s", got, devBefore)
+	}
+	if n := audits(); n != auditsBefore {
+		t.Errorf("refused actions left %d audit entries", n-auditsBefore)
+	}
+
+	// The owner may, each audited with the owner as actor.
+	o := newBrowser(t, f.srv)
+	o.login("owner@example.com", "")
+	o.get("/console/")
+	for _, a := range actions {
+		p := o.post(a.path, maps.Clone(a.form))
+		if p.status != http.StatusOK && p.status != http.StatusSeeOther {
+			t.Errorf("owner POST %s: %d", a.path, p.status)
+		}
+	}
+	wantAudit := map[string]string{
+		engine.AuditKeyRotate: f.org.KeyID, engine.AuditKeyRevoke: f.org.KeyID,
+		smsinbox.AuditDeviceRotate: dev, smsinbox.AuditDeviceRevoke: dev, smsinbox.AuditWalletAnchor: f.wallet.ID,
+	}
+	es, _ := f.srv.Engine.ListAudit(ctx, f.org.ID, 0)
+	for action, subject := range wantAudit {
+		found := false
+		for _, e := range es {
+			found = found || e.Action == action && e.Subject == subject && e.Actor == "console:owner@example.com"
+		}
+		if !found {
+			t.Errorf("no %s audit entry of %s by console:owner@example.com", action, subject)
+		}
+	}
+}
+
+// TestConsoleRoleTable: every console action names the least role it
+// needs in the one table, a viewer's none but logout; credential and
+// chain actions are the owner's.
+func TestConsoleRoleTable(t *testing.T) {
+	owners := map[string]bool{
+		"POST /console/keys/{id}/rotate":    true,
+		"POST /console/keys/{id}/revoke":    true,
+		"POST /console/devices/{id}/rotate": true,
+		"POST /console/devices/{id}/revoke": true,
+		"POST /console/sms/anchor":          true,
+	}
+	for pattern, role := range console.RouteRoles() {
+		switch {
+		case owners[pattern] && role != engine.RoleOwner:
+			t.Errorf("%s needs %s, want owner", pattern, role)
+		case strings.HasPrefix(pattern, "POST ") && pattern != "POST /console/logout" && role == engine.RoleViewer:
+			t.Errorf("%s is open to viewers", pattern)
+		}
+		delete(owners, pattern)
+	}
+	for pattern := range owners {
+		t.Errorf("%s is not in the role table", pattern)
 	}
 }
