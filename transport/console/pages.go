@@ -443,6 +443,9 @@ type smsData struct {
 	Messages  []SMS
 	Unmatched []Unmatched
 	Wallets   []*engine.Wallet
+	// Chains are the wallets' chains with their balances, for whoever
+	// anchors them (nil for anyone else).
+	Chains []DeviceWallet
 }
 
 var smsStatuses = []string{"held", "conflict", "accepted", "duplicate", "expired", "unparsed", "untrusted_sender", "no_wallet"}
@@ -466,6 +469,15 @@ func (s *server) sms(w http.ResponseWriter, r *http.Request, q *request) error {
 		}
 		if data.Wallets, err = s.eng.ListWallets(ctx, q.org); err != nil {
 			return err
+		}
+		if seesChain(q.operator) {
+			if data.Chains, err = s.chains(ctx, q.org); err != nil {
+				return err
+			}
+		} else {
+			for i := range data.Messages {
+				data.Messages[i] = hideBalances(data.Messages[i])
+			}
 		}
 	}
 	return s.render(w, r, q, http.StatusOK, "sms", "sms", data)
@@ -562,6 +574,15 @@ func (s *server) renderDevices(w http.ResponseWriter, r *http.Request, q *reques
 		var err error
 		if data.Devices, err = s.inbox.ListDevices(r.Context(), q.org); err != nil {
 			return err
+		}
+	}
+	// The page says whether a chain is anchored, never its balance: that
+	// is shown only where it is anchored.
+	for _, d := range data.Devices {
+		for i := range d.Wallets {
+			if d.Wallets[i].Balance != "" {
+				d.Wallets[i].Balance = hidden
+			}
 		}
 	}
 	return s.render(w, r, q, http.StatusOK, "devices", "devices", data)
@@ -736,6 +757,11 @@ func (s *server) audit(w http.ResponseWriter, r *http.Request, q *request) error
 			return err
 		}
 		slices.Reverse(es)
+		if !seesChain(q.operator) {
+			for i, e := range es {
+				es[i] = hideAuditBalances(e)
+			}
+		}
 	}
 	return s.render(w, r, q, http.StatusOK, "audit", "audit", es)
 }

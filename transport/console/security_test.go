@@ -462,6 +462,38 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 }
 
+// crawl fetches every console page b reaches by following the links of
+// the pages it reaches from start (each once, in both languages), and
+// returns them by path.
+func (b *browser) crawl(start ...string) map[string]page {
+	b.t.Helper()
+	href := regexp.MustCompile(`href="(/console/[^"]*)"`)
+	seen := map[string]page{}
+	queue := append([]string(nil), start...)
+	for len(queue) > 0 && len(seen) < 300 {
+		path := queue[0]
+		queue = queue[1:]
+		if _, ok := seen[path]; ok {
+			continue
+		}
+		p := b.get(path)
+		seen[path] = p
+		for _, m := range href.FindAllStringSubmatch(p.body, -1) {
+			next := html.UnescapeString(m[1])
+			if strings.Contains(next, "lang=") {
+				continue
+			}
+			queue = append(queue, next)
+			sep := "?"
+			if strings.Contains(next, "?") {
+				sep = "&"
+			}
+			queue = append(queue, next+sep+"lang=bn")
+		}
+	}
+	return seen
+}
+
 // chainFixture is an SMS inbox organization whose wallet's chain was
 // anchored at 73,918.46 by its owner, proved a cash-out up to 74,418.46,
 // and holds a message that does not follow that balance.
@@ -512,6 +544,73 @@ func newChainFixture(t *testing.T) *chainFixture {
 		t.Fatalf("fixture: messages %v, want one accepted and one held", statuses)
 	}
 	return f
+}
+
+// balanceShown reports which of the chain's balances (as payd formats them,
+// or as the SMS prints them) body shows.
+func (f *chainFixture) balanceShown(body string) string {
+	for _, b := range []string{f.anchored, f.chain, f.heldClaim} {
+		d := decimal.RequireFromString(b)
+		for _, s := range []string{b, humanize(d)} {
+			if strings.Contains(body, s) {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// humanize is an amount with thousands separators, as an SMS prints it.
+func humanize(d decimal.Decimal) string {
+	s := d.StringFixed(2)
+	whole, frac, _ := strings.Cut(s, ".")
+	var out []byte
+	for i := range len(whole) {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, whole[i])
+	}
+	return string(out) + "." + frac
+}
+
+// TestOnlyOwnersSeeAChainBalance: the balance a wallet's chain continues
+// from is what stops a leaked device token from forging an SMS that proves
+// a deposit never paid; a viewer or an operator reaches no page that shows
+// it (the devices page, a held message's reason or text, the audit log's
+// anchor), in either language. The owner sees it where the chain is
+// anchored.
+func TestOnlyOwnersSeeAChainBalance(t *testing.T) {
+	f := newChainFixture(t)
+	operator(t, f.srv, "v@example.com", engine.RoleViewer, f.org.ID, false)
+	operator(t, f.srv, "o@example.com", engine.RoleOperator, f.org.ID, false)
+	operator(t, f.srv, "owner@example.com", engine.RoleOwner, f.org.ID, false)
+	for _, email := range []string{"v@example.com", "o@example.com"} {
+		b := newBrowser(t, f.srv)
+		b.login(email, "")
+		pages := b.crawl("/console/", "/console/devices", "/console/sms", "/console/audit")
+		if len(pages) < 20 {
+			t.Fatalf("%s reached only %d pages", email, len(pages))
+		}
+		for path, p := range pages {
+			if p.status != http.StatusOK {
+				t.Errorf("%s: %s: %d", email, path, p.status)
+			}
+			if s := f.balanceShown(p.body); s != "" {
+				t.Errorf("%s sees the chain balance %s on %s", email, s, path)
+			}
+		}
+		// The held message is still there to review, by its transaction ID.
+		if p := b.get("/console/sms?status=held"); !strings.Contains(p.body, "9Q2W3E4R5T") {
+			t.Errorf("%s: the held message is not shown", email)
+		}
+	}
+	owner := newBrowser(t, f.srv)
+	owner.login("owner@example.com", "")
+	p := owner.get("/console/sms")
+	if !strings.Contains(p.body, `id="chain-`+f.wallet.ID+`">`+f.chain+`<`) {
+		t.Error("the owner does not see the chain's balance where it is anchored")
+	}
 }
 
 // TestOnlyOwnersTouchCredentials: an operator who could rotate the API key
