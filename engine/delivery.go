@@ -561,7 +561,7 @@ func replaceURL(text, raw string) string {
 	if raw == "" {
 		return text
 	}
-	redacted := redactURL(raw)
+	redacted := RedactURL(raw)
 	if redacted == "" {
 		redacted = "(url)"
 	}

@@ -57,7 +57,7 @@ func (e *Engine) AddWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 		if err := tx.CreateWebhookEndpoint(ctx, ep); err != nil {
 			return err
 		}
-		return e.audit(ctx, tx, AuditWebhookAdd, orgID, ep.ID, map[string]string{"url": redactURL(ep.URL)})
+		return e.audit(ctx, tx, AuditWebhookAdd, orgID, ep.ID, map[string]string{"url": RedactURL(ep.URL)})
 	})
 	if err != nil {
 		return nil, "", err
@@ -89,7 +89,7 @@ func (e *Engine) RemoveWebhookEndpoint(ctx context.Context, id string) error {
 		if err := tx.DeleteWebhookEndpoint(ctx, id); err != nil {
 			return notFound(err, "webhook endpoint")
 		}
-		return e.audit(ctx, tx, AuditWebhookRemove, ep.OrganizationID, ep.ID, map[string]string{"url": redactURL(ep.URL)})
+		return e.audit(ctx, tx, AuditWebhookRemove, ep.OrganizationID, ep.ID, map[string]string{"url": RedactURL(ep.URL)})
 	})
 }
 
@@ -169,9 +169,10 @@ func (e *Engine) endpointSecrets(ep *WebhookEndpoint) ([]string, error) {
 	return secrets, nil
 }
 
-// redactURL is a webhook URL as the audit log keeps it: without query and
-// fragment, which may carry a receiver's token.
-func redactURL(raw string) string {
+// RedactURL is a webhook URL as payd shows it (the audit log, delivery
+// errors, the operator console): without user info, query and fragment,
+// which may carry a receiver's token. "" if raw is not a URL.
+func RedactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return ""

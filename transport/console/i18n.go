@@ -195,6 +195,8 @@ func hasText(key string) bool { _, ok := texts[key]; return ok }
 
 var funcs = template.FuncMap{
 	"amount": func(d decimal.Decimal) string { return engine.FormatAmount(d) },
+	// url is a URL the console shows: the engine's one redaction.
+	"url": engine.RedactURL,
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "-"

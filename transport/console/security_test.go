@@ -747,3 +747,26 @@ func TestConsoleRoleTable(t *testing.T) {
 		t.Errorf("%s is not in the role table", pattern)
 	}
 }
+
+// TestWebhookURLsRedacted: an endpoint's query string may carry the
+// receiver's token; the console shows the URL as the audit log keeps it.
+func TestWebhookURLsRedacted(t *testing.T) {
+	f := newFixture(t)
+	if _, _, err := f.srv.Engine.AddWebhookEndpoint(context.Background(), f.orgA.ID, "https://hooks.shop.example/payd?token=receiver-secret-4711#frag"); err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{engine.RoleViewer, engine.RoleOperator, engine.RoleOwner} {
+		email := role + "@example.com"
+		operator(t, f.srv, email, role, f.orgA.ID, false)
+		b := newBrowser(t, f.srv)
+		b.login(email, "")
+		for path, p := range b.crawl("/console/", "/console/webhooks", "/console/audit") {
+			if strings.Contains(p.body, "receiver-secret-4711") || strings.Contains(p.body, "#frag") {
+				t.Errorf("%s sees the receiver's token on %s", role, path)
+			}
+		}
+		if p := b.get("/console/webhooks"); !strings.Contains(p.body, "https://hooks.shop.example/payd<") {
+			t.Errorf("%s does not see the endpoint's redacted URL", role)
+		}
+	}
+}
