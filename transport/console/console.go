@@ -111,10 +111,12 @@ type Handlers struct {
 //   - operator: the day's work: payouts, SMS review, wallets, redelivery,
 //     payment links;
 //   - owner: credentials (API keys and their signing secrets, device
-//     tokens) and the balance chain's anchor, the one secret that stops a
-//     leaked device token from forging an SMS that proves a payment; only
-//     the owner sees a chain's balance, where it is anchored.
-//
+//     tokens; any credential action added later belongs here too) and the
+//     balance chain's anchor, the one secret that stops a leaked device
+//     token from forging an SMS that proves a payment; only the owner sees
+//     a chain's balance, where it is anchored.
+// An unknown role may do nothing.
+
 // public marks a page without a session (login, setup, payment links).
 const public = ""
 
