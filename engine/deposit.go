@@ -188,6 +188,13 @@ func sameRequest(existing, req *Deposit) bool {
 // (created is then false). A different request under the same merchant_id is
 // merchant_id_conflict.
 func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *Deposit, created bool, err error) {
+	return e.createDeposit(ctx, p, nil)
+}
+
+// createDeposit is CreateDeposit; with link, the checkout a payment link
+// opens, created in a transaction of its own under the link's row lock
+// (see linkOpen) and recorded as the link's latest.
+func (e *Engine) createDeposit(ctx context.Context, p CreateDepositParams, link *linkOpen) (d *Deposit, created bool, err error) {
 	req, err := p.validate()
 	if err != nil {
 		return nil, false, err
@@ -269,7 +276,14 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 	key := d.OrganizationID + "/" + d.Channel + "/" + d.Operation
 	apiWrite := e.apiWrites.begin()
 	defer apiWrite() // also if the transaction panics
-	err = e.creates.inTx(ctx, key, func(ctx context.Context, tx Tx, shared *sharedTx) error {
+	create := func(ctx context.Context, tx Tx, shared *sharedTx) error {
+		var l *PaymentLink
+		if link != nil {
+			var err error
+			if l, err = link.lock(ctx, tx, d.OrganizationID); err != nil {
+				return err
+			}
+		}
 		if d.Operation != "" {
 			w, err := pickWallet(ctx, tx, shared.pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
 			if e := (*Error)(nil); errors.As(err, &e) {
@@ -279,8 +293,18 @@ func (e *Engine) CreateDeposit(ctx context.Context, p CreateDepositParams) (d *D
 			}
 			d.WalletID, d.RecipientPhone, d.RecipientName, d.QRPayload = w.ID, w.Phone, w.Name, w.QRPayload
 		}
-		return tx.CreateDeposit(ctx, d)
-	})
+		if err := tx.CreateDeposit(ctx, d); err != nil || link == nil {
+			return err
+		}
+		return link.record(ctx, tx, l, d)
+	}
+	if link != nil {
+		// Not batched: the link's row lock is taken before the wallet
+		// pool's, which a batch of creates ordered by pool would not keep.
+		err = e.creates.inOwnTx(ctx, key, "", create)
+	} else {
+		err = e.creates.inTx(ctx, key, create)
+	}
 	apiWrite()
 	if errors.Is(err, ErrDuplicate) {
 		// A concurrent create took the merchant_id first: the unique
@@ -347,6 +371,11 @@ func (e *Engine) finishDeposit(ctx context.Context, tx Tx, d *Deposit, status, v
 		return err
 	}
 	note(ctx, func(o Observer) { o.DepositFinished(status) })
+	if status == StatusSucceeded {
+		if err := e.linkPaid(ctx, tx, d, now); err != nil {
+			return err
+		}
+	}
 	if eventType == "" {
 		return nil
 	}

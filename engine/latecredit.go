@@ -172,6 +172,9 @@ func (e *Engine) creditLatePayment(ctx context.Context, tx Tx, depositID, txID s
 		if err := e.writeJournal(ctx, tx, j, now); err != nil {
 			return nil, err
 		}
+		if err := e.linkPaid(ctx, tx, d, now); err != nil { // a link's checkout paid after it closed pays the link
+			return nil, err
+		}
 	} else {
 		if err := e.writeJournal(ctx, tx, j, now); err != nil {
 			return nil, err

@@ -384,12 +384,16 @@ type Tx interface {
 	// GetPaymentLink returns ErrNotFound unless id is a link of
 	// organizationID.
 	GetPaymentLink(ctx context.Context, organizationID, id string) (*PaymentLink, error)
+	// LockPaymentLink is GetPaymentLink with the row locked until the
+	// transaction ends.
+	LockPaymentLink(ctx context.Context, organizationID, id string) (*PaymentLink, error)
 	// GetPaymentLinkByToken returns the link of token, or ErrNotFound.
 	GetPaymentLinkByToken(ctx context.Context, token string) (*PaymentLink, error)
 	// ListPaymentLinks returns up to limit links of an organization,
 	// newest first.
 	ListPaymentLinks(ctx context.Context, organizationID string, limit int) ([]*PaymentLink, error)
-	// UpdatePaymentLink writes deposit_id, deposits and updated_at.
+	// UpdatePaymentLink writes deposit_id, deposits, paid_deposit_id and
+	// updated_at.
 	// Returns ErrNotFound if l.ID does not exist.
 	UpdatePaymentLink(ctx context.Context, l *PaymentLink) error
 	// SearchDeposits returns up to p.Limit deposits matching every given

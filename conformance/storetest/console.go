@@ -9,7 +9,7 @@ import (
 )
 
 // The operator console's rows: operators, sessions, payment links, and the
-// console's searches (migration 0016).
+// console's searches (migrations 0016 and 0021).
 
 func newOperator(id, email, orgID string) *engine.Operator {
 	return &engine.Operator{
@@ -153,12 +153,40 @@ func testPaymentLinks(t *testing.T, s Store) {
 		}
 		return err
 	})
-	l1.DepositID, l1.Deposits, l1.UpdatedAt = "dep_1", 1, base.Add(time.Minute)
+	l1.DepositID, l1.Deposits, l1.PaidDepositID, l1.UpdatedAt = "dep_1", 1, "dep_0", base.Add(time.Minute)
 	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdatePaymentLink(ctx, l1) })
 	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
 		return tx.GetPaymentLink(ctx, "org_1", "plink_1")
 	})
 	assertEqual(t, got, l1)
+	wantLocked(t, s, l1, func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
+		return tx.LockPaymentLink(ctx, "org_1", "plink_1")
+	})
+	wantAllNotFound(t, s, nil, calls{
+		"LockPaymentLink of another organization": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.LockPaymentLink(ctx, "org_2", "plink_1")
+			return err
+		},
+	})
+}
+
+// LockPaymentLink serializes the opens of a link's checkouts: each counts
+// one more in deposits.
+func testLockPaymentLinkSerializes(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	create(t, s, engine.Tx.CreatePaymentLink, &engine.PaymentLink{ID: "plink_1", OrganizationID: "org_1", Amount: dec("800"),
+		Token: "tok_1", CreatedAt: base, UpdatedAt: base})
+	lockSerializes(t, s, 20, counter[*engine.PaymentLink]{
+		lock: func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
+			return tx.LockPaymentLink(ctx, "org_1", "plink_1")
+		},
+		get: func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
+			return tx.GetPaymentLink(ctx, "org_1", "plink_1")
+		},
+		update: engine.Tx.UpdatePaymentLink,
+		count:  func(l *engine.PaymentLink) int { return l.Deposits },
+		inc:    func(l *engine.PaymentLink) { l.Deposits++ },
+	})
 }
 
 func testSearchDeposits(t *testing.T, s Store) {

@@ -171,6 +171,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"LockChain", testLockChainSerializes},
 			{"LockDevice", testLockDeviceSerializes},
 			{"LockManualPayout", testLockManualPayoutSerializes},
+			{"LockPaymentLink", testLockPaymentLinkSerializes},
 		}},
 	}
 	for _, g := range groups {

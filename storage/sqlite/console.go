@@ -68,6 +68,10 @@ func (t *tx) GetPaymentLink(ctx context.Context, organizationID, id string) (*en
 	return t.console().GetPaymentLink(ctx, organizationID, id)
 }
 
+func (t *tx) LockPaymentLink(ctx context.Context, organizationID, id string) (*engine.PaymentLink, error) {
+	return t.console().LockPaymentLink(ctx, organizationID, id)
+}
+
 func (t *tx) GetPaymentLinkByToken(ctx context.Context, token string) (*engine.PaymentLink, error) {
 	return t.console().GetPaymentLinkByToken(ctx, token)
 }

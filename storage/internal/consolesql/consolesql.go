@@ -1,5 +1,5 @@
-// Package consolesql is the SQL of the operator console's rows (migration
-// 0016): operators, their sessions and payment links, written once for
+// Package consolesql is the SQL of the operator console's rows (migrations
+// 0016 and 0021): operators, their sessions and payment links, written once for
 // both stores over engine.SQLTx. The adapters' Tx methods delegate here;
 // the console's searches stay with each adapter, whose row scanning and
 // join order differ.
@@ -167,13 +167,13 @@ func (r Rows) RevokeOperatorSessions(ctx context.Context, operatorID string, now
 	return err
 }
 
-const linkColumns = `id, organization_id, amount, note, token, deposit_id, deposits, created_by, created_at, updated_at`
+const linkColumns = `id, organization_id, amount, note, token, deposit_id, deposits, paid_deposit_id, created_by, created_at, updated_at`
 
 func (r Rows) links(ctx context.Context, where string, args ...any) ([]*engine.PaymentLink, error) {
 	var out []*engine.PaymentLink
 	err := r.tx.QuerySQL(ctx, r.sql(`SELECT `+linkColumns+` FROM payment_links `+where), args, func(scan func(dest ...any) error) error {
 		var l engine.PaymentLink
-		if err := scan(&l.ID, &l.OrganizationID, &l.Amount, &l.Note, &l.Token, &l.DepositID, &l.Deposits, &l.CreatedBy, &l.CreatedAt, &l.UpdatedAt); err != nil {
+		if err := scan(&l.ID, &l.OrganizationID, &l.Amount, &l.Note, &l.Token, &l.DepositID, &l.Deposits, &l.PaidDepositID, &l.CreatedBy, &l.CreatedAt, &l.UpdatedAt); err != nil {
 			return err
 		}
 		out = append(out, &l)
@@ -194,12 +194,16 @@ func (r Rows) link(ctx context.Context, where string, args ...any) (*engine.Paym
 }
 
 func (r Rows) CreatePaymentLink(ctx context.Context, l *engine.PaymentLink) error {
-	return r.insert(ctx, "payment link "+l.ID, `INSERT INTO payment_links (`+linkColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		l.ID, l.OrganizationID, l.Amount, l.Note, l.Token, l.DepositID, l.Deposits, l.CreatedBy, l.CreatedAt, l.UpdatedAt)
+	return r.insert(ctx, "payment link "+l.ID, `INSERT INTO payment_links (`+linkColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		l.ID, l.OrganizationID, l.Amount, l.Note, l.Token, l.DepositID, l.Deposits, l.PaidDepositID, l.CreatedBy, l.CreatedAt, l.UpdatedAt)
 }
 
 func (r Rows) GetPaymentLink(ctx context.Context, organizationID, id string) (*engine.PaymentLink, error) {
 	return r.link(ctx, `WHERE id = ? AND organization_id = ?`, id, organizationID)
+}
+
+func (r Rows) LockPaymentLink(ctx context.Context, organizationID, id string) (*engine.PaymentLink, error) {
+	return r.link(ctx, `WHERE id = ? AND organization_id = ?`+r.lockRow, id, organizationID)
 }
 
 func (r Rows) GetPaymentLinkByToken(ctx context.Context, token string) (*engine.PaymentLink, error) {
@@ -214,7 +218,8 @@ func (r Rows) ListPaymentLinks(ctx context.Context, organizationID string, limit
 }
 
 func (r Rows) UpdatePaymentLink(ctx context.Context, l *engine.PaymentLink) error {
-	return r.execOne(ctx, `UPDATE payment_links SET deposit_id = ?, deposits = ?, updated_at = ? WHERE id = ?`, l.DepositID, l.Deposits, l.UpdatedAt, l.ID)
+	return r.execOne(ctx, `UPDATE payment_links SET deposit_id = ?, deposits = ?, paid_deposit_id = ?, updated_at = ? WHERE id = ?`,
+		l.DepositID, l.Deposits, l.PaidDepositID, l.UpdatedAt, l.ID)
 }
 
 // CountSince counts the rows of table ("deposits" or "withdrawals") of an
