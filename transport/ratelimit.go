@@ -95,6 +95,17 @@ func (l *limiter) sweep(now time.Time) {
 	}
 }
 
+// Limiter is a token bucket per key outside the API: the console's public
+// payment link pages keep one per client address.
+type Limiter struct{ l *limiter }
+
+// NewLimiter returns a Limiter of r on the clock now; a zero r.PerSecond
+// admits everything.
+func NewLimiter(r Rate, now func() time.Time) *Limiter { return &Limiter{newLimiter(r, now)} }
+
+// Allow takes a token for key, or says how long until one is there.
+func (l *Limiter) Allow(key string) (bool, time.Duration) { return l.l.allow(key) }
+
 // requestClass picks the limiter of a request.
 type requestClass int
 

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/transport"
 )
 
 //go:embed web/*.html web/console.css
@@ -62,6 +63,10 @@ type Config struct {
 	TrustedProxies TrustedProxies
 	// Now is the clock of TOTP codes (default the engine's).
 	Now func() time.Time
+
+	// PayRate bounds the requests of one client address to the payment
+	// link pages (default DefaultPayRate; a negative PerSecond: none).
+	PayRate transport.Rate
 }
 
 // Path is where the console is mounted.
@@ -92,6 +97,7 @@ type server struct {
 	httpsURL bool
 	// Login attempts are counted per client network and per account.
 	clientThrottle, accountThrottle *throttle
+	payLimit                        *transport.Limiter
 	// dummyHash is checked against when the email is unknown, so a login
 	// takes as long whether or not the account exists. Made at the first
 	// such login: a server whose console nobody uses never pays argon2id's
@@ -215,6 +221,7 @@ func New(cfg Config) *Handlers {
 	if u, err := url.Parse(s.publicURL); err == nil && strings.EqualFold(u.Scheme, "https") {
 		s.httpsURL = true
 	}
+	s.payLimit = transport.NewLimiter(payRate(cfg.PayRate), s.now)
 	s.pages = template.Must(template.New("").Funcs(funcs).ParseFS(files, "web/*.html"))
 	css, err := files.ReadFile("web/console.css")
 	if err != nil {
@@ -234,7 +241,7 @@ func New(cfg Config) *Handlers {
 	pay.Handle("GET /pay/{token}", s.page((*server).payPage, public))
 	pay.Handle("POST /pay/{token}", s.page((*server).pay, public))
 	pay.Handle("/pay/", s.page(func(*server, http.ResponseWriter, *http.Request, *request) error { return errNotFound }, public))
-	return &Handlers{Console: s.withClient(limitForms(mux)), Pay: s.withClient(limitForms(pay))}
+	return &Handlers{Console: s.withClient(limitForms(mux)), Pay: s.withClient(s.limitPay(limitForms(pay)))}
 }
 
 // maxFormBytes bounds a console form.
@@ -514,6 +521,7 @@ var statusOf = map[string]int{
 	engine.CodeNotFound:            http.StatusNotFound,
 	engine.CodeConflict:            http.StatusConflict,
 	engine.CodeDepositTerminal:     http.StatusConflict,
+	engine.CodeAttemptInProgress:   http.StatusConflict,
 	engine.CodeMerchantIDConflict:  http.StatusConflict,
 	engine.CodeMethodUnavailable:   http.StatusUnprocessableEntity,
 	engine.CodeInsufficientBalance: http.StatusUnprocessableEntity,

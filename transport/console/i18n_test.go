@@ -31,7 +31,7 @@ func TestTextsCoverTheTemplates(t *testing.T) {
 		used[k] = true
 	}
 	for _, name := range []string{"login", "setup", "overview", "deposits", "deposit", "withdrawals", "sms", "devices", "wallets",
-		"webhooks", "keys", "audit", "links", "pay", "error"} {
+		"webhooks", "keys", "audit", "links", "pay", "error", "busy"} {
 		used["t_"+name] = true
 	}
 	for k := range used {

@@ -165,6 +165,9 @@ func TestPaymentLink(t *testing.T) {
 	if p := payer.get("/pay/" + link.Token); !strings.Contains(p.body, `id="paid"`) {
 		t.Error("the paid link does not say so")
 	}
+	if p := a.get("/console/links"); !strings.Contains(p.body, "Paid: <a href=\"/console/deposits/"+st.Deposit.ID) {
+		t.Error("the links page does not name the checkout that paid the link")
+	}
 	if p := payer.post("/pay/"+link.Token, url.Values{"method": {"bkash"}}); p.status != http.StatusConflict {
 		t.Errorf("paying a paid link: %d, want 409", p.status)
 	}
