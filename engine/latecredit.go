@@ -39,10 +39,10 @@ type LateCredit struct {
 // by every rule of verification (judge: channel and operation, recipient,
 // payer, completed, exact amount, inside the window).
 //
-// In one transaction, under the deposit's lock: the transaction ID is
-// claimed for this deposit (its failed attempt succeeds; a new succeeded
-// attempt if the payer never submitted it, which uses none of the payer's
-// attempts), and
+// In one transaction, under the deposit's lock: the transaction ID
+// succeeds this deposit, marked so in every organization (its failed
+// attempt succeeds; a new succeeded attempt if the payer never submitted
+// it, which uses none of the payer's attempts), and
 //   - an open deposit (pending) succeeds as if verified: deposit_credit
 //     journal, deposit.succeeded event;
 //   - a closed deposit keeps its terminal status (its client was told and
@@ -52,9 +52,11 @@ type LateCredit struct {
 //
 // with an audit entry naming the actor. It is refused for a deposit that
 // succeeded or was already credited (once per deposit), one checking an ID
-// (attempt_in_progress), an ID submitted for another deposit in any
-// organization (transaction_id_used), a payment the provider does not show
-// (not_found) or that does not match (conflict, with the failure code).
+// (attempt_in_progress), an ID submitted for another deposit of the
+// organization or that succeeded a deposit anywhere (transaction_id_used;
+// another organization's submission that did not succeed is no obstacle),
+// a payment the provider does not show (not_found) or that does not match
+// (conflict, with the failure code).
 func (e *Engine) CreditLatePayment(ctx context.Context, p CreditLatePaymentParams) (*LateCredit, error) {
 	txID, err := NormalizeTransactionID("provider_transaction_id", p.TransactionID)
 	if err != nil {
@@ -67,7 +69,7 @@ func (e *Engine) CreditLatePayment(ctx context.Context, p CreditLatePaymentParam
 		if d, err = tx.GetDeposit(ctx, p.OrganizationID, p.DepositID); err != nil {
 			return notFound(err, "deposit")
 		}
-		a, err := tx.GetAttemptByTransactionID(ctx, d.Channel, txID)
+		a, err := tx.GetAttemptByTransactionID(ctx, d.OrganizationID, d.Channel, txID)
 		if err == nil && a.DepositID == d.ID {
 			submitted = a
 		} else if err != nil && !errors.Is(err, ErrNotFound) {
@@ -130,13 +132,18 @@ func (e *Engine) creditLatePayment(ctx context.Context, tx Tx, depositID, txID s
 			a = o
 		}
 	}
+	// Another deposit's attempt of the ID in the organization, or one that
+	// succeeded with it anywhere (none of this deposit's did), holds it.
 	if a == nil {
-		switch o, err := tx.GetAttemptByTransactionID(ctx, d.Channel, txID); {
-		case err == nil && o.DepositID != d.ID:
-			return nil, errTransactionIDUsed(txID)
-		case err != nil && !errors.Is(err, ErrNotFound):
-			return nil, err
-		}
+		_, err = tx.GetAttemptByTransactionID(ctx, d.OrganizationID, d.Channel, txID)
+	} else {
+		_, err = tx.GetSucceededAttempt(ctx, d.Channel, txID)
+	}
+	switch {
+	case err == nil:
+		return nil, errTransactionIDUsed(txID)
+	case !errors.Is(err, ErrNotFound):
+		return nil, err
 	}
 	v := judge(d, payerOf(d, a), txID, t, nil, time.Time{})
 	if v.status != AttemptSucceeded {
@@ -159,6 +166,13 @@ func (e *Engine) creditLatePayment(ctx context.Context, tx Tx, depositID, txID s
 		if err := tx.UpdateAttempt(ctx, a); err != nil {
 			return nil, err
 		}
+	}
+	// The read above answers; the constraint decides a race with a success
+	// in another organization.
+	if err := tx.MarkTransactionSucceeded(ctx, a); errors.Is(err, ErrDuplicate) {
+		return nil, errTransactionIDTaken
+	} else if err != nil {
+		return nil, err
 	}
 	org, err := tx.GetOrganization(ctx, d.OrganizationID)
 	if err != nil {

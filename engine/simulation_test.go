@@ -197,6 +197,13 @@ func (t *simTx) CreateAttempt(ctx context.Context, a *engine.Attempt) error {
 	return t.Tx.CreateAttempt(ctx, a)
 }
 
+func (t *simTx) MarkTransactionSucceeded(ctx context.Context, a *engine.Attempt) error {
+	if err := t.fail(); err != nil {
+		return err
+	}
+	return t.Tx.MarkTransactionSucceeded(ctx, a)
+}
+
 func (t *simTx) UpdateAttempt(ctx context.Context, a *engine.Attempt) error {
 	if err := t.fail(); err != nil {
 		return err

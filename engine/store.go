@@ -178,8 +178,10 @@ type Tx interface {
 	// another transaction has locked.
 	ListExpirableDeposits(ctx context.Context, now time.Time, limit int) ([]*Deposit, error)
 
-	// CreateAttempt inserts a. Returns ErrDuplicate if an attempt with the
-	// same (Channel, TransactionID) exists, in any organization.
+	// CreateAttempt inserts a. Returns ErrDuplicate if the organization has
+	// an attempt with the same (Channel, TransactionID): within an
+	// organization a submitted ID stays used. Another organization's
+	// attempt of the ID is no obstacle (see MarkTransactionSucceeded).
 	CreateAttempt(ctx context.Context, a *Attempt) error
 	// GetAttempt returns ErrNotFound if id does not exist.
 	GetAttempt(ctx context.Context, id string) (*Attempt, error)
@@ -187,9 +189,22 @@ type Tx interface {
 	// ends. A worker finishing an attempt locks its deposit, then the
 	// attempt, so that two workers can never both finish it.
 	LockAttempt(ctx context.Context, id string) (*Attempt, error)
-	// GetAttemptByTransactionID returns the attempt that claimed a
-	// transaction ID on a channel, or ErrNotFound.
-	GetAttemptByTransactionID(ctx context.Context, channel, transactionID string) (*Attempt, error)
+	// GetAttemptByTransactionID returns the attempt that holds a
+	// transaction ID on a channel for an organization: the organization's
+	// own attempt of it, else the attempt of any organization that
+	// succeeded with it (GetSucceededAttempt); ErrNotFound if neither
+	// exists. One statement: a submission's only lookup.
+	GetAttemptByTransactionID(ctx context.Context, organizationID, channel, transactionID string) (*Attempt, error)
+	// MarkTransactionSucceeded records, in the transaction that makes a
+	// succeeded, that a's (Channel, TransactionID) has succeeded a deposit:
+	// one payment succeeds at most one deposit, in any organization.
+	// Returns ErrDuplicate if the ID is marked already (by any attempt),
+	// and then leaves the transaction usable (on Postgres it is not
+	// aborted), so that the caller can fail the attempt instead.
+	MarkTransactionSucceeded(ctx context.Context, a *Attempt) error
+	// GetSucceededAttempt returns the attempt, of any organization, whose
+	// success marked a transaction ID on a channel, or ErrNotFound.
+	GetSucceededAttempt(ctx context.Context, channel, transactionID string) (*Attempt, error)
 	// ListAttempts returns the attempts of a deposit, oldest first.
 	ListAttempts(ctx context.Context, depositID string) ([]*Attempt, error)
 	// UpdateAttempt writes status, failure code, tries, next run, lease and

@@ -29,18 +29,21 @@ const (
 	FailurePaymentNotCompleted = "payment_not_completed"
 	FailureOutsideWindow       = "outside_payment_window"
 	FailureProviderUnavailable = "provider_unavailable"
-	// FailureTransactionIDUsed is in the contract's list of failure codes
-	// (contract.md, Verification), so the API documents it and the checkout
-	// has its text, but the engine never produces it: a used transaction ID
-	// is refused at submission with 409 transaction_id_used by the store's
-	// unique constraint, before any attempt exists to fail.
+	// FailureTransactionIDUsed fails an attempt whose payment succeeded
+	// another deposit, of another organization, while it was being checked:
+	// across organizations only a success holds an ID, and the store's
+	// constraint lets one success through (MarkTransactionSucceeded). An ID
+	// used already is refused at submission (409 transaction_id_used)
+	// instead, before any attempt exists to fail.
 	FailureTransactionIDUsed = "transaction_id_used"
 )
 
 // Attempt is one transaction ID submitted for a deposit, checked against
-// the provider by a background worker. A transaction ID belongs to at most
-// one attempt per channel, ever: the store's unique constraint on (Channel,
-// TransactionID) is what stops one payment from paying two deposits.
+// the provider by a background worker. Within an organization a
+// transaction ID belongs to at most one attempt per channel, ever; other
+// organizations may submit it too (one that squats an ID blocks only
+// itself). One payment succeeds at most one deposit anywhere: the store's
+// constraints (CreateAttempt, MarkTransactionSucceeded) enforce both.
 type Attempt struct {
 	ID             string
 	DepositID      string
@@ -85,8 +88,8 @@ type Verification struct {
 	Deposit *Deposit
 }
 
-// errTransactionIDTaken leaves a transaction whose attempt insert hit the
-// unique constraint: on Postgres that transaction can do nothing more.
+// errTransactionIDTaken leaves a transaction whose attempt insert, or a late
+// credit's mark of a succeeded ID, hit the unique constraint.
 var errTransactionIDTaken = errors.New("transaction id taken")
 
 // SubmitTransactionID queues verification of a transaction ID for a
@@ -124,8 +127,9 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 	})
 	apiWrite()
 	if errors.Is(err, errTransactionIDTaken) {
-		// A concurrent submission for another deposit won the constraint (a
-		// repeat for this deposit is found under the deposit's lock).
+		// A concurrent submission for another deposit of the organization
+		// won the constraint (a repeat for this deposit is found under the
+		// deposit's lock).
 		return nil, errTransactionIDUsed(txID)
 	}
 	if err != nil {
@@ -135,8 +139,11 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 	return v, nil
 }
 
+// errTransactionIDUsed is the answer for an ID submitted for another
+// deposit of the organization, or that succeeded a deposit anywhere; it
+// does not say which, nor where.
 func errTransactionIDUsed(txID string) error {
-	return Errorf(CodeTransactionIDUsed, "provider_transaction_id: %s was already submitted for another deposit", txID)
+	return Errorf(CodeTransactionIDUsed, "provider_transaction_id: %s was already used for another deposit", txID)
 }
 
 // queueAttempt applies the rules of a submission to a locked deposit.
@@ -144,7 +151,12 @@ func errTransactionIDUsed(txID string) error {
 // checkout, "" otherwise. It refuses with an *Error only before it writes
 // anything (SubmitTransactionID relies on it).
 func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID, payerPhone string) (*Verification, error) {
-	existing, err := tx.GetAttemptByTransactionID(ctx, d.Channel, txID)
+	// The ID is held by another deposit of the organization, or by one of
+	// any organization it succeeded; another organization's submission
+	// that has not succeeded holds nothing here. A success committed after
+	// this read is stopped by the constraint at this attempt's own success
+	// (applyVerdict).
+	existing, err := tx.GetAttemptByTransactionID(ctx, d.OrganizationID, d.Channel, txID)
 	switch {
 	case err == nil && existing.DepositID == d.ID:
 		return &Verification{Attempt: existing, Deposit: d}, nil
@@ -472,6 +484,16 @@ func (e *Engine) applyVerdict(ctx context.Context, tx Tx, d *Deposit, a *Attempt
 		}
 		v.status = AttemptFailed // retried past the bound: give up with the code
 	}
+	if v.status == AttemptSucceeded {
+		// The constraint lets one success per payment through, in any
+		// organization: another organization's deposit that succeeded with
+		// the ID first (both submitted it) wins, and this attempt fails.
+		if err := tx.MarkTransactionSucceeded(ctx, a); errors.Is(err, ErrDuplicate) {
+			v = verdict{status: AttemptFailed, code: FailureTransactionIDUsed, reason: "the payment succeeded another deposit"}
+		} else if err != nil {
+			return err
+		}
+	}
 	a.Status = v.status
 	if v.status == AttemptFailed {
 		a.FailureCode = v.code
@@ -503,8 +525,8 @@ func (e *Engine) applyVerdict(ctx context.Context, tx Tx, d *Deposit, a *Attempt
 
 // RecheckTransaction is how a provider that has just learned of a payment
 // (a LateLearner: an SMS inbox when the receiving phone's message arrives)
-// has the attempt of the organization that claimed its transaction ID
-// looked up again now:
+// has the organization's attempt of its transaction ID looked up again
+// now:
 //   - an attempt waiting (delayed) is made due at once;
 //   - an attempt that failed transaction_not_found, its grace over, is
 //     reopened (processing, due now, no further attempt used) while its
@@ -518,7 +540,7 @@ func (e *Engine) applyVerdict(ctx context.Context, tx Tx, d *Deposit, a *Attempt
 func (e *Engine) RecheckTransaction(ctx context.Context, orgID, channel, transactionID string) error {
 	due := false
 	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
-		a, err := tx.GetAttemptByTransactionID(ctx, channel, transactionID)
+		a, err := tx.GetAttemptByTransactionID(ctx, orgID, channel, transactionID)
 		if errors.Is(err, ErrNotFound) || err == nil && a.OrganizationID != orgID {
 			return nil
 		}

@@ -67,6 +67,61 @@ func testConcurrentSameDepositMerchantID(t *testing.T, s Store) {
 	}
 }
 
+// Submissions of one transaction ID to deposits of one organization race:
+// exactly one attempt holds it. Other organizations' submissions of it
+// meanwhile all commit.
+func testConcurrentSameOrganizationTransactionID(t *testing.T, s Store) {
+	const n = 20
+	names := seqIDs("", n)
+	mustDeposits(t, s, "org_1", names...)
+	mustDeposits(t, s, "org_2", "other")
+	var other error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		other = try(s, engine.Tx.CreateAttempt, newAttempt("att_other", "dep_other", "org_2", engine.ChannelBkash, "TRX1"))
+	})
+	raceForOne(t, s, n, func(ctx context.Context, tx engine.Tx, i int) error {
+		return tx.CreateAttempt(ctx, newAttempt("att_"+names[i], "dep_"+names[i], "org_1", engine.ChannelBkash, "TRX1"))
+	})
+	wg.Wait()
+	if other != nil {
+		t.Errorf("another organization's submission: %v", other)
+	}
+}
+
+// Attempts of one transaction ID in several organizations race to succeed:
+// exactly one marks it.
+func testConcurrentSucceededTransaction(t *testing.T, s Store) {
+	const n = 20
+	as := make([]*engine.Attempt, n)
+	for i := range n {
+		org := fmt.Sprintf("org_%02d", i)
+		mustDeposits(t, s, org, org)
+		as[i] = newAttempt("att_"+org, "dep_"+org, org, engine.ChannelBkash, "TRX1")
+	}
+	create(t, s, engine.Tx.CreateAttempt, as...)
+	winner := make([]bool, n)
+	raceForOne(t, s, n, func(ctx context.Context, tx engine.Tx, i int) error {
+		winner[i] = false
+		if _, err := tx.LockAttempt(ctx, as[i].ID); err != nil {
+			return err
+		}
+		if err := tx.MarkTransactionSucceeded(ctx, as[i]); err != nil {
+			return err
+		}
+		winner[i] = true
+		return nil
+	})
+	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) {
+		return tx.GetSucceededAttempt(ctx, engine.ChannelBkash, "TRX1")
+	})
+	for i, a := range as {
+		if winner[i] != (got.ID == a.ID) {
+			t.Errorf("%s committed its mark: %v; the mark is %s's", a.ID, winner[i], got.ID)
+		}
+	}
+}
+
 func testConcurrentSameWithdrawalMerchantID(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1")
 	raceForOne(t, s, 20, func(ctx context.Context, tx engine.Tx, i int) error {

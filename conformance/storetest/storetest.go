@@ -60,6 +60,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Attempts", []test{
 			{"RoundTrip", testAttemptRoundTrip},
 			{"DuplicateTransactionID", testAttemptDuplicateTransactionID},
+			{"SucceededTransactions", testSucceededTransactions},
 			{"Claim", testClaimQueue(attemptQueue)},
 		}},
 		{"Ledger", []test{
@@ -153,6 +154,8 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Concurrency", []test{
 			{"SameDepositMerchantID", testConcurrentSameDepositMerchantID},
 			{"SameWithdrawalMerchantID", testConcurrentSameWithdrawalMerchantID},
+			{"SameOrganizationTransactionID", testConcurrentSameOrganizationTransactionID},
+			{"SucceededTransaction", testConcurrentSucceededTransaction},
 			{"WritersAndReaders", testConcurrentWritersAndReaders},
 			{"AttemptClaims", testConcurrentAttemptClaims},
 			{"PayoutClaims", testConcurrentPayoutClaims},

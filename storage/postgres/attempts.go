@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
@@ -46,10 +47,11 @@ func scanAttempt(row scanner) (*engine.Attempt, error) {
 	return &a, nil
 }
 
-// CreateAttempt relies on UNIQUE (channel, transaction_id) for ErrDuplicate:
-// it is what keeps one payment from paying two deposits, even when two
-// processes race (the second insert waits for the first transaction and
-// finds the row once it commits).
+// CreateAttempt relies on UNIQUE (channel, transaction_id, organization_id)
+// for ErrDuplicate: it is what keeps an organization's submitted ID from
+// serving two of its deposits, even when two processes race (the second
+// insert waits for the first transaction and finds the row once it
+// commits).
 func (t *tx) CreateAttempt(ctx context.Context, a *engine.Attempt) error {
 	return t.insert(ctx, "attempt "+a.ID, `INSERT INTO attempts (`+attemptColumns+`) VALUES (`+params(14)+`)`,
 		a.ID, a.DepositID, a.OrganizationID, a.Channel, a.TransactionID, a.Status, a.FailureCode,
@@ -66,9 +68,39 @@ func (t *tx) LockAttempt(ctx context.Context, id string) (*engine.Attempt, error
 	return scanAttempt(t.tx.QueryRow(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE id = $1`+t.lockRow(), id))
 }
 
-func (t *tx) GetAttemptByTransactionID(ctx context.Context, channel, transactionID string) (*engine.Attempt, error) {
-	return scanAttempt(t.tx.QueryRow(ctx,
-		`SELECT `+attemptColumns+` FROM attempts WHERE channel = $1 AND transaction_id = $2`, channel, transactionID))
+// GetAttemptByTransactionID reads at most two rows, each by a unique key,
+// and returns the organization's first.
+func (t *tx) GetAttemptByTransactionID(ctx context.Context, organizationID, channel, transactionID string) (*engine.Attempt, error) {
+	return scanAttempt(t.tx.QueryRow(ctx, `SELECT `+attemptColumns+` FROM (
+			SELECT `+attemptColumns+`, 0 AS theirs FROM attempts
+				WHERE channel = $1 AND transaction_id = $2 AND organization_id = $3
+			UNION ALL SELECT `+attemptColumns+`, 1 FROM attempts WHERE id = (
+				SELECT attempt_id FROM succeeded_transactions WHERE channel = $1 AND transaction_id = $2)) held
+		ORDER BY theirs LIMIT 1`, channel, transactionID, organizationID))
+}
+
+// MarkTransactionSucceeded relies on the primary key (channel,
+// transaction_id) of succeeded_transactions for ErrDuplicate: it is what
+// keeps one payment from succeeding two deposits, in any organizations,
+// even when two processes race (the second insert waits for the first
+// transaction and finds the row once it commits). ON CONFLICT DO NOTHING
+// leaves the transaction usable. It is never queued in a Pipeline: its
+// caller needs the answer at once.
+func (t *tx) MarkTransactionSucceeded(ctx context.Context, a *engine.Attempt) error {
+	tag, err := t.tx.Exec(ctx, `INSERT INTO succeeded_transactions (channel, transaction_id, attempt_id)
+		VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, a.Channel, a.TransactionID, a.ID)
+	if err != nil {
+		return interpretError(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%w: succeeded transaction %s %s", engine.ErrDuplicate, a.Channel, a.TransactionID)
+	}
+	return nil
+}
+
+func (t *tx) GetSucceededAttempt(ctx context.Context, channel, transactionID string) (*engine.Attempt, error) {
+	return scanAttempt(t.tx.QueryRow(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE id = (
+		SELECT attempt_id FROM succeeded_transactions WHERE channel = $1 AND transaction_id = $2)`, channel, transactionID))
 }
 
 func (t *tx) ListAttempts(ctx context.Context, depositID string) ([]*engine.Attempt, error) {

@@ -40,9 +40,9 @@ func scanAttempt(row scanner) (*engine.Attempt, error) {
 	return &a, nil
 }
 
-// CreateAttempt relies on UNIQUE (channel, transaction_id) for ErrDuplicate:
-// it is what keeps one payment from paying two deposits, even when two
-// processes race.
+// CreateAttempt relies on UNIQUE (channel, transaction_id, organization_id)
+// for ErrDuplicate: it is what keeps an organization's submitted ID from
+// serving two of its deposits, even when two processes race.
 func (t *tx) CreateAttempt(ctx context.Context, a *engine.Attempt) error {
 	_, err := t.tx.ExecContext(ctx, `INSERT INTO attempts (`+attemptColumns+`) VALUES (`+placeholders(14)+`)`,
 		a.ID, a.DepositID, a.OrganizationID, a.Channel, a.TransactionID, a.Status, a.FailureCode,
@@ -61,9 +61,31 @@ func (t *tx) LockAttempt(ctx context.Context, id string) (*engine.Attempt, error
 	return t.GetAttempt(ctx, id)
 }
 
-func (t *tx) GetAttemptByTransactionID(ctx context.Context, channel, transactionID string) (*engine.Attempt, error) {
-	return scanAttempt(t.tx.QueryRowContext(ctx,
-		`SELECT `+attemptColumns+` FROM attempts WHERE channel = ? AND transaction_id = ?`, channel, transactionID))
+// GetAttemptByTransactionID reads at most two rows, each by a unique key,
+// and returns the organization's first.
+func (t *tx) GetAttemptByTransactionID(ctx context.Context, organizationID, channel, transactionID string) (*engine.Attempt, error) {
+	return scanAttempt(t.tx.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM (
+			SELECT `+attemptColumns+`, 0 AS theirs FROM attempts
+				WHERE channel = ?1 AND transaction_id = ?2 AND organization_id = ?3
+			UNION ALL SELECT `+attemptColumns+`, 1 FROM attempts WHERE id = (
+				SELECT attempt_id FROM succeeded_transactions WHERE channel = ?1 AND transaction_id = ?2))
+		ORDER BY theirs LIMIT 1`, channel, transactionID, organizationID))
+}
+
+// MarkTransactionSucceeded relies on the primary key (channel,
+// transaction_id) of succeeded_transactions for ErrDuplicate: it is what
+// keeps one payment from succeeding two deposits, in any organizations,
+// even when two processes race. A failed insert undoes only itself: the
+// transaction goes on.
+func (t *tx) MarkTransactionSucceeded(ctx context.Context, a *engine.Attempt) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO succeeded_transactions (channel, transaction_id, attempt_id)
+		VALUES (?, ?, ?)`, a.Channel, a.TransactionID, a.ID)
+	return interpretError(err)
+}
+
+func (t *tx) GetSucceededAttempt(ctx context.Context, channel, transactionID string) (*engine.Attempt, error) {
+	return scanAttempt(t.tx.QueryRowContext(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE id = (
+		SELECT attempt_id FROM succeeded_transactions WHERE channel = ? AND transaction_id = ?)`, channel, transactionID))
 }
 
 func (t *tx) ListAttempts(ctx context.Context, depositID string) ([]*engine.Attempt, error) {

@@ -126,9 +126,10 @@ func (t *tx) SearchDeposits(ctx context.Context, p engine.SearchDepositsParams) 
 		if len(p.Channels) == 0 {
 			return nil, nil
 		}
-		// Driven by attempts' unique (channel, transaction_id), whose IN
-		// list of channels finds the few deposits the ID was submitted
-		// to, whatever the size of the history (CROSS JOIN: SQLite keeps this order).
+		// Driven by attempts' unique (channel, transaction_id,
+		// organization_id), whose IN list of channels finds the few
+		// deposits the ID was submitted to, whatever the size of the
+		// history (CROSS JOIN: SQLite keeps this order).
 		from = `attempts CROSS JOIN deposits ON deposits.id = attempts.deposit_id`
 		in := strings.TrimSuffix(strings.Repeat("?, ", len(p.Channels)), ", ")
 		args := make([]any, 0, len(p.Channels)+1)
