@@ -84,6 +84,7 @@ const (
 	FailNotCompleted        = "payment_not_completed"
 	FailOutsideWindow       = "outside_payment_window"
 	FailProviderUnavailable = "provider_unavailable"
+	FailTransactionIDUsed   = "transaction_id_used"
 )
 
 // Payment statuses and types as a provider reports them.
@@ -241,9 +242,21 @@ type Model struct {
 	Deposits     map[string]*Deposit
 	DepositOrder []string
 	Attempts     map[string]*Attempt
-	// Owners maps channel+"/"+transaction ID to the attempt that claimed it.
-	Owners   map[string]string
-	Payments map[string]Payment // by normalized transaction ID
+	// Owners maps organization+"/"+channel+"/"+transaction ID to the
+	// attempt that holds it in that organization: contract, "A
+	// transaction ID, once submitted to a deposit, can never serve another
+	// deposit of the same channel ... of that organization".
+	Owners map[string]string
+	// Succeeded maps channel+"/"+transaction ID to the attempt that
+	// succeeded with it: "once an ID has succeeded a deposit anywhere in
+	// the service, it is used for every organization". Another
+	// organization's submission that has not succeeded holds nothing.
+	//
+	// Deliberately changed (contract amended 2026-11-27): Owners used to
+	// be service-wide, so that one organization submitting an ID first
+	// blocked the organization whose wallet received the payment.
+	Succeeded map[string]string
+	Payments  map[string]Payment // by normalized transaction ID
 	// DownUntil is the end of the provider's outage: every lookup before
 	// it fails as unavailable.
 	DownUntil       time.Time
@@ -273,7 +286,7 @@ type Model struct {
 func New(payoutPoll time.Duration) *Model {
 	return &Model{
 		Orgs: map[string]*Org{}, Deposits: map[string]*Deposit{}, Attempts: map[string]*Attempt{},
-		Owners: map[string]string{}, Payments: map[string]Payment{}, Unavailable: map[string]bool{},
+		Owners: map[string]string{}, Succeeded: map[string]string{}, Payments: map[string]Payment{}, Unavailable: map[string]bool{},
 		Withdrawals: map[string]*Withdrawal{}, PayoutPoll: payoutPoll,
 	}
 }
@@ -545,13 +558,18 @@ func (m *Model) SubmitCheckoutPayment(now time.Time, depositID, raw, newAttemptI
 
 // queue applies the submission rules to a deposit.
 func (m *Model) queue(now time.Time, d *Deposit, txID, newAttemptID string) SubmitResult {
-	key := d.Channel + "/" + txID
+	key := d.OrgID + "/" + d.Channel + "/" + txID
 	if aid, ok := m.Owners[key]; ok {
 		if m.Attempts[aid].DepositID == d.ID {
 			return SubmitResult{AttemptID: aid, Repeat: true}
 		}
 		// open: an ID owned by another deposit is transaction_id_used even
 		// when this deposit is terminal (README: refused at submission).
+		return SubmitResult{Code: CodeTransactionIDUsed}
+	}
+	// open: likewise for an ID that succeeded another organization's
+	// deposit, checked after the organization's own.
+	if _, ok := m.Succeeded[d.Channel+"/"+txID]; ok {
 		return SubmitResult{Code: CodeTransactionIDUsed}
 	}
 	switch {
@@ -662,7 +680,11 @@ func backoff(tries int) time.Duration {
 }
 
 // ProcessAttempts runs the verification worker at now: every running
-// attempt that is due is looked up once and its verdict applied.
+// attempt that is due is looked up once and its verdict applied, in due
+// order (next run, then ID). open: the documents give no order; it
+// matters only when attempts of two organizations would both succeed with
+// one ID, and then the first to resolve wins (the engine's claim order,
+// with one worker).
 func (m *Model) ProcessAttempts(now time.Time) {
 	ids := make([]string, 0, len(m.Attempts))
 	for id, a := range m.Attempts {
@@ -670,7 +692,13 @@ func (m *Model) ProcessAttempts(now time.Time) {
 			ids = append(ids, id)
 		}
 	}
-	sort.Strings(ids)
+	sort.Slice(ids, func(i, j int) bool {
+		x, y := m.Attempts[ids[i]], m.Attempts[ids[j]]
+		if !x.NextRun.Equal(y.NextRun) {
+			return x.NextRun.Before(y.NextRun)
+		}
+		return ids[i] < ids[j]
+	})
 	for _, id := range ids {
 		a := m.Attempts[id]
 		d := m.Deposits[a.DepositID]
@@ -689,6 +717,15 @@ func (m *Model) ProcessAttempts(now time.Time) {
 				continue
 			}
 			verdict = Failed
+		}
+		if verdict == Succeeded {
+			// A payment succeeds one deposit in the whole service: one of
+			// another organization succeeded with the ID first.
+			if _, taken := m.Succeeded[a.Channel+"/"+a.TxID]; taken {
+				verdict, code = Failed, FailTransactionIDUsed
+			} else {
+				m.Succeeded[a.Channel+"/"+a.TxID] = a.ID
+			}
 		}
 		a.Status = verdict
 		if verdict == Succeeded {

@@ -1146,7 +1146,9 @@ func (r *run) invariants(rt *rapid.T) {
 		r.checkLedger(orgID, snap.journals[orgID], snap.balances[orgID][engine.AccountAvailable], snap.balances[orgID][engine.AccountHeld])
 	}
 	deposits, withdrawals := snap.deposits, snap.withdrawals
-	owners := map[string]string{}
+	// owners maps organization/channel/ID to the deposit holding it,
+	// succeeded channel/ID to the deposit it succeeded.
+	owners, succeeded := map[string]string{}, map[string]string{}
 	for _, id := range r.m.DepositOrder {
 		md, d := r.m.Deposits[id], deposits[id]
 		// What holds whatever the model says: terminal states absorb, at
@@ -1204,18 +1206,24 @@ func (r *run) invariants(rt *rapid.T) {
 			r.h.seen["deposit "+d.Action+" with all 3 attempts used"]++
 		}
 		r.last[id] = *d
-		// Its attempts are the model's, and no transaction ID serves two
-		// deposits.
+		// Its attempts are the model's; no transaction ID serves two
+		// deposits of an organization, nor succeeds two anywhere.
 		as := r.attempts[id]
 		if len(as) != d.AttemptsUsed || len(as) != len(md.Attempts) {
 			r.fatalf("deposit %s has %d attempts, attempts_used %d, model %d", id, len(as), d.AttemptsUsed, len(md.Attempts))
 		}
 		for _, a := range as {
 			key := a.Channel + "/" + a.TransactionID
-			if other, ok := owners[key]; ok {
+			if other, ok := owners[d.OrganizationID+"/"+key]; ok {
 				r.fatalf("transaction ID %s serves deposits %s and %s", key, other, id)
 			}
-			owners[key] = id
+			owners[d.OrganizationID+"/"+key] = id
+			if a.Status == Succeeded {
+				if other, ok := succeeded[key]; ok {
+					r.fatalf("transaction ID %s succeeded deposits %s and %s", key, other, id)
+				}
+				succeeded[key] = id
+			}
 			if r.lastA[a.ID] != a.Status+a.FailureCode {
 				r.h.seen[fmt.Sprintf("attempt %s %s", a.Status, a.FailureCode)]++
 				r.lastA[a.ID] = a.Status + a.FailureCode
