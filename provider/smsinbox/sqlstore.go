@@ -455,8 +455,8 @@ func (t *sqlTx) ListHeldSMS(ctx context.Context, walletID string) ([]*SMS, error
 
 // ListSMS joins the attempt of each message's transaction ID only for an
 // original that carries one, and only within the organization: another's
-// attempt is none of its business. UNIQUE (channel, transaction_id) of
-// attempts makes it at most one.
+// attempt is none of its business. UNIQUE (channel, transaction_id,
+// organization_id) of attempts makes it at most one.
 func (t *sqlTx) ListSMS(ctx context.Context, p ListSMSParams) ([]*SMS, error) {
 	where := []string{"m.organization_id = $1"}
 	args := []any{p.OrganizationID}

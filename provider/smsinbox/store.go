@@ -288,12 +288,13 @@ type SMS struct {
 	GapID     string
 	CreatedAt time.Time
 	UpdatedAt time.Time
-	// Match is the verification attempt of the message's transaction ID;
-	// set by ListSMS only, nil if no deposit claimed it.
+	// Match is the verification attempt of the message's transaction ID
+	// in its organization; set by ListSMS only, nil if no deposit of the
+	// organization was given the ID.
 	Match *Match
 }
 
-// Match is the attempt that claimed a message's transaction ID.
+// Match is the organization's attempt of a message's transaction ID.
 type Match struct {
 	DepositID   string
 	AttemptID   string

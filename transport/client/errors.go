@@ -46,8 +46,9 @@ const (
 	// CodeAttemptLimitReached (409, verify): three distinct transaction IDs
 	// were already submitted.
 	CodeAttemptLimitReached = "attempt_limit_reached"
-	// CodeTransactionIDUsed (409, verify): the transaction ID already serves
-	// another deposit of the same channel.
+	// CodeTransactionIDUsed (409, verify): the transaction ID was already
+	// submitted for another deposit of the organization on the same
+	// channel, or it succeeded a deposit of any organization.
 	CodeTransactionIDUsed = "transaction_id_used"
 	// CodeRedirectAction (409, verify): the deposit's next action is a
 	// redirect, which is never verified by transaction ID.
