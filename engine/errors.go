@@ -25,6 +25,9 @@ const (
 	CodeVerificationUnavailable = "verification_unavailable"
 	CodeInsufficientBalance     = "insufficient_balance"
 	CodeMerchantIDExists        = "merchant_id_exists"
+	// Refunds (the contract's extension).
+	CodeDepositNotRefundable = "deposit_not_refundable"
+	CodeRefundExceedsDeposit = "refund_exceeds_deposit"
 	// CodeConflict is a 409 outside the contract's list (sandbox controls).
 	CodeConflict = "conflict"
 )

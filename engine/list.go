@@ -50,6 +50,8 @@ type PageParams struct {
 	Status, PaymentMethod, MerchantID, ProviderTransactionID string
 	// Events.
 	Type, ResourceID string
+	// Refunds: those of one deposit.
+	DepositID string
 	// Balance transactions: AccountAvailable or AccountHeld.
 	Account string
 	Limit   int
@@ -105,6 +107,8 @@ type ListParams struct {
 	Status, PaymentMethod, MerchantID, ProviderTransactionID string
 	// Events.
 	Type, ResourceID string
+	// Refunds.
+	DepositID string
 	// Balance transactions.
 	Account string
 }
@@ -277,7 +281,8 @@ func getOrgEvent(ctx context.Context, tx Tx, orgID, id string) (*Event, error) {
 var (
 	depositStatuses    = []string{StatusPending, StatusProcessing, StatusSucceeded, StatusFailed, StatusCancelled, StatusExpired, StatusRejected, StatusRefunded}
 	withdrawalStatuses = []string{WithdrawalProcessing, WithdrawalSucceeded, WithdrawalFailed}
-	eventTypes         = []string{EventDepositSucceeded, EventDepositFailed, EventDepositExpired, EventWithdrawCreated, EventWithdrawSucceeded, EventWithdrawFailed}
+	eventTypes         = []string{EventDepositSucceeded, EventDepositFailed, EventDepositExpired, EventWithdrawCreated, EventWithdrawSucceeded, EventWithdrawFailed,
+		EventRefundCreated, EventRefundSucceeded, EventRefundFailed, EventDepositRefunded}
 )
 
 // EventTypes returns the event types, in the order the API documents them.
@@ -303,7 +308,7 @@ func checkFilters(p ListParams, events bool) error {
 		{"starting_after", p.StartingAfter}, {"ending_before", p.EndingBefore},
 		{"status", p.Status}, {"payment_method", p.PaymentMethod}, {"merchant_id", p.MerchantID},
 		{"provider_transaction_id", p.ProviderTransactionID}, {"type", p.Type}, {"resource_id", p.ResourceID},
-		{"account", p.Account},
+		{"account", p.Account}, {"deposit_id", p.DepositID},
 	} {
 		if len(f.value) > maxMerchantIDLength {
 			return Invalid(f.name, "must be at most 255 bytes")
@@ -337,7 +342,7 @@ func listPage[T any](ctx context.Context, e *Engine, p ListParams, what string,
 		OrganizationID: p.OrganizationID, CreatedGTE: p.CreatedGTE, CreatedLT: p.CreatedLT,
 		Status: p.Status, PaymentMethod: p.PaymentMethod, MerchantID: p.MerchantID,
 		ProviderTransactionID: p.ProviderTransactionID, Type: p.Type, ResourceID: p.ResourceID,
-		Account: p.Account, Limit: limit + 1,
+		DepositID: p.DepositID, Account: p.Account, Limit: limit + 1,
 	}
 	var page Page[T]
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {

@@ -13,7 +13,7 @@ const releaseTimeout = 5 * time.Second
 
 // Run does the engine's background work until ctx ends: it checks queued
 // verification attempts against the provider (runAttempts, in a goroutine
-// of its own), moves payouts along, ends
+// of its own), moves payouts and refunds along, ends
 // deposits whose deadline passed, and posts webhooks (in goroutines of
 // their own, so a slow receiver holds up nothing else). It returns once
 // the posts in flight have finished. Every piece of work is claimed in the database with a
@@ -31,6 +31,11 @@ func (e *Engine) Run(ctx context.Context) error {
 		busy := false
 		if n, err := e.ProcessPayouts(ctx); err != nil {
 			e.logBackgroundError(ctx, "payouts", err)
+		} else {
+			busy = busy || n > 0
+		}
+		if n, err := e.ProcessRefunds(ctx); err != nil {
+			e.logBackgroundError(ctx, "refunds", err)
 		} else {
 			busy = busy || n > 0
 		}
