@@ -191,7 +191,12 @@ func (e *Engine) ListEventsPage(ctx context.Context, p ListParams) (*Page[*Event
 			}
 			return PageCursor{ev.CreatedAt, ev.ID}, nil
 		}, Tx.ListEventsPage,
-		func(_ context.Context, _ Tx, ev *Event) (bool, error) { return EventShowsH2H(ev), nil })
+		func(ctx context.Context, tx Tx, ev *Event) (bool, error) {
+			if strings.HasPrefix(ev.ResourceID, PrefixRefund) {
+				return refundShowsH2H(ctx, tx, p.OrganizationID, ev.ResourceID)
+			}
+			return EventShowsH2H(ev), nil
+		})
 }
 
 // ListBalanceTransactions returns a page of the organization's movements
@@ -216,6 +221,9 @@ func (e *Engine) ListBalanceTransactions(ctx context.Context, p ListParams) (*Pa
 			return PageCursor{bt.CreatedAt, bt.ID}, nil
 		}, Tx.ListBalanceTransactions,
 		func(ctx context.Context, tx Tx, bt *BalanceTransaction) (bool, error) {
+			if strings.HasPrefix(bt.Reference, PrefixRefund) {
+				return refundShowsH2H(ctx, tx, p.OrganizationID, bt.Reference)
+			}
 			if !strings.HasPrefix(bt.Reference, PrefixDeposit) {
 				return false, nil
 			}
@@ -228,6 +236,19 @@ func (e *Engine) ListBalanceTransactions(ctx context.Context, p ListParams) (*Pa
 			}
 			return d.CheckoutMode == CheckoutH2H, nil
 		})
+}
+
+// refundShowsH2H reports whether a refund is of an H2H deposit, whose
+// reads are signed (a refund gone missing shows nothing).
+func refundShowsH2H(ctx context.Context, tx Tx, orgID, id string) (bool, error) {
+	r, err := tx.GetRefund(ctx, orgID, id)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return r.DepositH2H, nil
 }
 
 // GetOrgEvent returns the organization's event with id, exactly as its

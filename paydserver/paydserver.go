@@ -223,6 +223,14 @@ func (c sandboxControl) SetOutage(organizationID string, down bool) {
 	c.provider.SetOutage(organizationID, down)
 }
 
+func (c sandboxControl) SettleRefund(ctx context.Context, organizationID, refundID, outcome string) error {
+	_, err := c.provider.Settle(ctx, organizationID, refundID, outcome)
+	if errors.Is(err, sandbox.ErrAlreadySettled) {
+		return engine.Errorf(engine.CodeConflict, "outcome: the refund was already settled the other way")
+	}
+	return err
+}
+
 func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, withdrawalID, outcome string) error {
 	_, err := c.provider.Settle(ctx, organizationID, withdrawalID, outcome)
 	if errors.Is(err, sandbox.ErrAlreadySettled) {
