@@ -81,6 +81,13 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"LeasedUpdate", testWithdrawalLeasedUpdate},
 			{"Claim", testClaimQueue(payoutQueue)},
 		}},
+		{"Refunds", []test{
+			{"RoundTrip", testRefundRoundTrip},
+			{"DepositTotals", testDepositRefundTotals},
+			{"LeasedUpdate", testRefundLeasedUpdate},
+			{"Claim", testClaimQueue(refundQueue)},
+			{"List", testListRefundsPage},
+		}},
 		{"Webhooks", []test{
 			{"EndpointRoundTrip", testWebhookEndpointRoundTrip},
 			{"ListEndpoints", testListWebhookEndpoints},
@@ -159,6 +166,8 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"WritersAndReaders", testConcurrentWritersAndReaders},
 			{"AttemptClaims", testConcurrentAttemptClaims},
 			{"PayoutClaims", testConcurrentPayoutClaims},
+			{"RefundClaims", testConcurrentRefundClaims},
+			{"SameRefundMerchantID", testConcurrentSameRefundMerchantID},
 			{"DeliveryClaims", testConcurrentDeliveryClaims},
 			{"LockOrganization", testLockOrganizationSerializes},
 			{"LockWithdrawalGate", testLockWithdrawalGateSerializes},
