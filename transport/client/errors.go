@@ -56,6 +56,12 @@ const (
 	// CodeVerificationUnavailable (503, verify): verification could not be
 	// queued; retry with the same transaction ID.
 	CodeVerificationUnavailable = "verification_unavailable"
+	// CodeDepositNotRefundable (409, refund): the deposit is not
+	// succeeded (or is already refunded).
+	CodeDepositNotRefundable = "deposit_not_refundable"
+	// CodeRefundExceedsDeposit (409, refund): more than the deposit has
+	// left to refund.
+	CodeRefundExceedsDeposit = "refund_exceeds_deposit"
 	// CodeRateLimited (429): too many requests; see Error.RetryAfter.
 	CodeRateLimited = "rate_limited"
 	// CodeRequestTooLarge (413): the body is over 64 KiB.
