@@ -113,7 +113,9 @@ func mustDepositsIn(t *testing.T, s Store, orgID string, names ...string) {
 // and are left alone by UpdateDeposit.
 func testDepositRefundTotals(t *testing.T, s Store) {
 	mustDeposits(t, s, "org_1", "a")
-	d := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) { return tx.GetDeposit(ctx, "org_1", "dep_a") })
+	d := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
+		return tx.GetDeposit(ctx, "org_1", "dep_a")
+	})
 	if !d.RefundedAmount.IsZero() || !d.RefundReserved.IsZero() {
 		t.Fatalf("new deposit: refunded %s, reserved %s, want 0 and 0", d.RefundedAmount, d.RefundReserved)
 	}
@@ -129,7 +131,9 @@ func testDepositRefundTotals(t *testing.T, s Store) {
 	other := *got
 	other.RefundedAmount, other.RefundReserved, other.AttemptsUsed = dec("1"), dec("2"), 1
 	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateDeposit(ctx, &other) })
-	got = get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) { return tx.GetDeposit(ctx, "org_1", "dep_a") })
+	got = get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
+		return tx.GetDeposit(ctx, "org_1", "dep_a")
+	})
 	if !got.RefundedAmount.Equal(dec("499.99")) || !got.RefundReserved.Equal(dec("500")) || got.AttemptsUsed != 1 {
 		t.Errorf("after UpdateDeposit: refunded %s, reserved %s, attempts %d; want 499.99, 500, 1",
 			got.RefundedAmount, got.RefundReserved, got.AttemptsUsed)
