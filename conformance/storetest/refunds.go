@@ -278,3 +278,25 @@ func testConcurrentRefundClaims(t *testing.T, s Store) {
 		return leaseOrZero(r, err, refundLease)
 	}, ids, 5, nil)
 }
+
+// testReleaseRefundLeases: ReleaseLeases hands back an owner's leases on
+// processing refunds, and no one else's.
+func testReleaseRefundLeases(t *testing.T, s Store) {
+	mustDeposits(t, s, "org_1", "a")
+	create(t, s, engine.Tx.CreateRefund,
+		newRefund("rf_1", "org_1", "dep_a", "r1"), newRefund("rf_2", "org_1", "dep_a", "r2"), newRefund("rf_3", "org_1", "dep_a", "r3"))
+	now := base.Add(time.Second)
+	claim := func(owner string, limit int) string {
+		return claimIDs(t, s, claimRefunds, refundLease, engine.ClaimParams{Now: now, Owner: owner, LeasedUntil: now.Add(time.Hour), Limit: limit})
+	}
+	if got := claim("w1", 2); got != "1,2" {
+		t.Fatalf("w1 claimed %s", got)
+	}
+	if got := claim("w2", 10); got != "3" {
+		t.Fatalf("w2 claimed %s", got)
+	}
+	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.ReleaseLeases(ctx, "w1") })
+	if got := claim("w3", 10); got != "1,2" {
+		t.Fatalf("after w1 released: w3 claimed %s, want 1,2", got)
+	}
+}

@@ -87,6 +87,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"LeasedUpdate", testRefundLeasedUpdate},
 			{"Claim", testClaimQueue(refundQueue)},
 			{"List", testListRefundsPage},
+			{"ReleaseLeases", testReleaseRefundLeases},
 		}},
 		{"Webhooks", []test{
 			{"EndpointRoundTrip", testWebhookEndpointRoundTrip},
