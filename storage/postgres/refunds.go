@@ -64,9 +64,10 @@ func (t *tx) GetRefund(ctx context.Context, organizationID, id string) (*engine.
 // GetRefundByMerchantID reads through UNIQUE (merchant_id,
 // organization_id), never an index that starts with organization_id.
 func (t *tx) GetRefundByMerchantID(ctx context.Context, organizationID, merchantID string) (*engine.Refund, error) {
-	return scanRefund(t.tx.QueryRow(ctx,
-		`SELECT `+refundColumns+` FROM refunds WHERE merchant_id = $2 AND `+sameOrganization+`$1`, organizationID, merchantID))
+	return scanRefund(t.tx.QueryRow(ctx, getRefundByMerchantIDQuery, organizationID, merchantID))
 }
+
+const getRefundByMerchantIDQuery = `SELECT ` + refundColumns + ` FROM refunds WHERE merchant_id = $2 AND ` + sameOrganization + `$1`
 
 // updateRefundSet is what a refund's progress writes; the merchant's
 // request (deposit, amount, reason, metadata) never changes.
