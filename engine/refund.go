@@ -348,8 +348,6 @@ func (e *Engine) GetRefund(ctx context.Context, orgID, id string) (*Refund, erro
 	return r, err
 }
 
-var refundStatuses = []string{RefundProcessing, RefundSucceeded, RefundFailed}
-
 // ListRefunds returns a page of the organization's refunds, newest first,
 // all or one deposit's (DepositID). The page is signed when the
 // organization takes H2H deposits or shows a refund of one.
