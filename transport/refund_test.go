@@ -406,3 +406,38 @@ func countOf(xs []string, x string) int {
 	}
 	return n
 }
+
+// TestRefundReadsSignedAfterH2HStops: a refund of an H2H deposit is read
+// signed, as the deposit is, even after its organization stops taking
+// H2H: the refund, the refund list, the refund's events (whose data shows
+// no checkout_mode) and their list.
+func TestRefundReadsSignedAfterH2HStops(t *testing.T) {
+	h := newHarness(t)
+	org := refundOrg(h)
+	dep := h.paidH2H(org, "stops", "500", "STOPS1")
+	rf := h.refund(org, dep, `{"merchant_id":"s1","amount":"50"}`, true)
+	if rf.Status != http.StatusCreated {
+		t.Fatalf("refund: %d %s", rf.Status, rf.Body)
+	}
+	if _, err := h.Engine.UpdateOrganization(t.Context(), org.ID, engine.OrganizationSettings{H2HEnabled: ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.getJSON(org, "/api/v1/events?type=refund.created", true)
+	data, _ := evs.JSON["data"].([]any)
+	if len(data) != 1 {
+		t.Fatalf("refund.created events: %s", evs.Body)
+	}
+	for _, path := range []string{
+		"/api/v1/refunds/" + str(rf.JSON, "id"),
+		"/api/v1/refunds",
+		"/api/v1/events/" + str(data[0], "id"),
+		"/api/v1/events?type=refund.created",
+	} {
+		if res := h.getJSON(org, path, false); res.Status != http.StatusUnauthorized {
+			t.Errorf("unsigned GET %s: %d %s", path, res.Status, res.Body)
+		}
+		if res := h.getJSON(org, path, true); res.Status != http.StatusOK {
+			t.Errorf("signed GET %s: %d %s", path, res.Status, res.Body)
+		}
+	}
+}
