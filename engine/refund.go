@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 )
@@ -191,7 +192,7 @@ func (p CreateRefundParams) validate() (*Refund, error) {
 		return nil, err
 	}
 	r.MerchantID = p.MerchantID
-	if len([]rune(p.Reason)) > maxRefundReasonLength {
+	if utf8.RuneCountInString(p.Reason) > maxRefundReasonLength {
 		return nil, Invalid("reason", "must be at most 500 characters")
 	}
 	if err := checkText("reason", p.Reason); err != nil {
