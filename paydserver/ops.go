@@ -47,7 +47,7 @@ func (a *App) Ready(ctx context.Context) error {
 	defer cancel()
 	if r, ok := a.store.(Readier); ok {
 		if err := r.Ready(ctx); err != nil {
-			return fmt.Errorf("database: %w", err)
+			return a.unreadyDatabase(err)
 		}
 	} else if err := a.store.ReadTx(ctx, func(ctx context.Context, tx engine.Tx) error {
 		_, err := tx.GetOrganization(ctx, "readiness-check")

@@ -189,6 +189,7 @@ func New(cfg Config) (*App, error) {
 	if ps, ok := cfg.Store.(engine.PoolStatser); ok {
 		a.Metrics.WatchPools(ps)
 	}
+	a.watchDBHealth(cfg.Store)
 	tc := transport.Config{Engine: eng, Prefix: cfg.APIPrefix, Logger: cfg.Logger, RateLimits: cfg.RateLimits,
 		ObserveRequest: a.Metrics.ObserveRequest}
 	if a.Sandbox != nil {

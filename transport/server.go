@@ -152,8 +152,8 @@ func NewHandler(cfg Config) http.Handler {
 			return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s; the API is under %s (e.g. %s)", r.URL.Path, s.prefix, example)
 		}))
 	}
-	mux.Handle("GET /checkout/{token}", s.handle(s.checkoutPage))
-	mux.Handle("POST /checkout/{token}/verify", s.handle(s.checkoutVerify))
+	mux.Handle("GET /checkout/{token}", s.handle(pageUnavailable(s.checkoutPage)))
+	mux.Handle("POST /checkout/{token}/verify", s.handle(pageUnavailable(s.checkoutVerify)))
 	return limitBodies(s.logRequests(s.canonicalPaths(mux)))
 }
 
@@ -216,6 +216,7 @@ var statusByCode = map[string]int{
 	engine.CodeInternal:                http.StatusInternalServerError,
 	engine.CodeMethodUnavailable:       http.StatusServiceUnavailable,
 	engine.CodeVerificationUnavailable: http.StatusServiceUnavailable,
+	engine.CodeDatabaseUnavailable:     http.StatusServiceUnavailable,
 }
 
 // errorEnvelope is the body of every error response.
@@ -233,7 +234,10 @@ func (s *server) handle(h handlerFunc) http.Handler {
 			return
 		}
 		var e *engine.Error
-		if !errors.As(err, &e) || statusByCode[e.Code] == 0 {
+		if u := engine.UnavailableError(err); u != nil {
+			e = u
+			s.noteUnavailable(w, r, err)
+		} else if !errors.As(err, &e) || statusByCode[e.Code] == 0 {
 			if errors.Is(r.Context().Err(), context.Canceled) {
 				return // the client is gone; nobody reads an answer
 			}

@@ -79,6 +79,10 @@ func (s *Store) migrate(ctx context.Context) error {
 // Ready reports whether the database answers and has every migration this
 // code knows applied: the readiness check of an operations endpoint.
 func (s *Store) Ready(ctx context.Context) error {
+	return s.health.observe(ctx, s.ready(ctx), true)
+}
+
+func (s *Store) ready(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -97,6 +101,13 @@ func (s *Store) Ready(ctx context.Context) error {
 	}
 	if err := migration.Current(ms, applied); err != nil {
 		return fmt.Errorf("postgres: %w", err)
+	}
+	var standby bool
+	if err := s.pool.QueryRow(ctx, `SELECT pg_is_in_recovery()`).Scan(&standby); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	if standby {
+		return errStandby
 	}
 	return nil
 }

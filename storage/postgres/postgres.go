@@ -29,7 +29,8 @@ import (
 
 // Store is an engine.Store on a PostgreSQL database.
 type Store struct {
-	pool *pgxpool.Pool
+	pool   *pgxpool.Pool
+	health health
 }
 
 var (
@@ -59,6 +60,10 @@ const (
 // instances fit in PostgreSQL's default max_connections (100).
 const DefaultMaxConns = 16
 
+// defaultConnectTimeout bounds one connection attempt to one host unless
+// url sets connect_timeout.
+const defaultConnectTimeout = 5 * time.Second
+
 // Open connects to the database at url (a postgres:// URL or a key=value
 // connection string, as pgx accepts; pool_* parameters configure the pool,
 // pool_max_conns its size, DefaultMaxConns by default) and applies the
@@ -86,9 +91,17 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "payd"
 	}
+	// A host that does not answer (a primary cut off, not just stopped)
+	// would otherwise hold a connection attempt for the kernel's TCP
+	// timeout, minutes, before the next host of a multi-host URL is tried.
+	if !strings.Contains(url, "connect_timeout") {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
+	s := &Store{}
 	// NUMERIC <-> decimal.Decimal, exactly.
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		pgxdecimal.Register(conn.TypeMap())
+		s.health.connected()
 		return nil
 	}
 	configHook(cfg)
@@ -96,7 +109,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	s := &Store{pool: pool}
+	s.pool = pool
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -137,19 +150,24 @@ var (
 // again (after a jittered backoff) when the database reports a
 // serialization failure or a deadlock. fn's other errors are returned
 // unchanged.
+//
+// An error that means no writable primary was reachable (the server is
+// down, restarting or a standby, or the connection broke) is
+// engine.ErrUnavailable to errors.Is; when it came from COMMIT, the
+// transaction may have committed.
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return retry(ctx, func() error {
+	return s.health.observe(ctx, retry(ctx, func() error {
 		return s.runLazyTx(ctx, func(t *lazyTx) error { return fn(ctx, &tx{tx: t}) })
-	})
+	}), true)
 }
 
 // ReadTx runs fn in a read-only transaction over one snapshot. In it the
 // Lock methods and ListExpirableDeposits read without locking, as there is
 // nothing a read-only transaction could do with the lock.
 func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return retry(ctx, func() error {
+	return s.health.observe(ctx, retry(ctx, func() error {
 		return s.runTx(ctx, readOnly, func(t pgx.Tx) error { return fn(ctx, &tx{tx: t, readOnly: true}) })
-	})
+	}), false)
 }
 
 // ReadOne runs fn, which makes one read statement, on the pool without a
@@ -158,7 +176,7 @@ func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engi
 // A second statement, or one that is not a SELECT, fails with
 // errNotOneRead.
 func (s *Store) ReadOne(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return fn(ctx, &tx{tx: &oneRead{pool: s.pool}, readOnly: true})
+	return s.health.observe(ctx, fn(ctx, &tx{tx: &oneRead{pool: s.pool}, readOnly: true}), false)
 }
 
 // runTx runs fn in a transaction: committed if fn returns nil, rolled back if
