@@ -168,6 +168,8 @@ type Engine struct {
 	keys keyCache
 	// deliveries tracks webhook posts in flight.
 	deliveries dispatcher
+	// outage is the database outage the background work is waiting out.
+	outage dbOutage
 }
 
 // New returns an Engine over cfg.

@@ -383,6 +383,8 @@ func (e *Engine) runAttempts(ctx context.Context) {
 			claimed, err := e.claimAttempts(ctx, room)
 			if err != nil {
 				e.logBackgroundError(ctx, "verification", err)
+			} else {
+				e.noteWorked(ctx)
 			}
 			more = err == nil && len(claimed) == room
 			for _, a := range claimed {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		if n, err := e.ProcessPayouts(ctx); err != nil {
 			e.logBackgroundError(ctx, "payouts", err)
 		} else {
+			e.noteWorked(ctx)
 			busy = busy || n > 0
 		}
 		if n, err := e.ExpireDeposits(ctx); err != nil {
@@ -61,7 +63,9 @@ func (e *Engine) logBackgroundError(ctx context.Context, what string, err error)
 	if ctx.Err() != nil {
 		return
 	}
-	e.cfg.Logger.ErrorContext(ctx, "background work failed", "work", what, "err", err)
+	if !e.noteUnavailable(ctx, err) {
+		e.cfg.Logger.ErrorContext(ctx, "background work failed", "work", what, "err", err)
+	}
 	// Back off a little so a database outage is not a busy loop.
 	select {
 	case <-ctx.Done():
@@ -198,5 +202,52 @@ func (e *Engine) yieldToAPI(ctx context.Context) {
 	}
 	if e.cfg.Observer != nil {
 		e.cfg.Observer.PayoutYielded(e.clock.Since(start))
+	}
+}
+
+// dbOutage is an outage of the database as the background work sees it:
+// from a piece of work that failed with ErrUnavailable to the next that
+// succeeded. It is logged once as it starts and once as it ends, not once
+// per failed attempt of each worker.
+type dbOutage struct {
+	down  atomic.Bool // read by every successful round of work
+	mu    sync.Mutex
+	since time.Time
+}
+
+// noteUnavailable reports whether err means the database is unavailable,
+// and logs the start of an outage the first time.
+func (e *Engine) noteUnavailable(ctx context.Context, err error) bool {
+	if !errors.Is(err, ErrUnavailable) {
+		return false
+	}
+	o := &e.outage
+	o.mu.Lock()
+	started := o.since.IsZero()
+	if started {
+		o.since = e.now()
+		o.down.Store(true)
+	}
+	o.mu.Unlock()
+	if started {
+		e.cfg.Logger.WarnContext(ctx, "database unavailable: background work paused until it answers", "err", err)
+	}
+	return true
+}
+
+// noteWorked ends the outage under way, if any, after background work
+// reached the database again, and logs how long the outage lasted.
+func (e *Engine) noteWorked(ctx context.Context) {
+	o := &e.outage
+	if !o.down.Load() {
+		return
+	}
+	o.mu.Lock()
+	since := o.since
+	o.since = time.Time{}
+	o.down.Store(false)
+	o.mu.Unlock()
+	if !since.IsZero() {
+		e.cfg.Logger.InfoContext(ctx, "database available again: background work resumed", "outage", e.clock.Since(since).Round(time.Millisecond).String())
 	}
 }
