@@ -182,6 +182,9 @@ func TestDatabaseOutageAnswers503(t *testing.T) {
 	if got := gaugeValue(t, families, "payd_db_unavailable_seconds", nil); got != 0 {
 		t.Errorf("payd_db_unavailable_seconds after the outage: %v, want 0", got)
 	}
+	if m := series(families, "payd_db_unavailable_seconds_total", nil); m == nil || m.GetCounter().GetValue() <= 0 {
+		t.Errorf("payd_db_unavailable_seconds_total: %v, want the outage's length", m)
+	}
 	if m := series(families, "payd_db_outages_total", nil); m == nil || m.GetCounter().GetValue() != 1 {
 		t.Errorf("payd_db_outages_total: %v, want 1", m)
 	}
