@@ -57,12 +57,15 @@ func Invalid(field, reason string) *Error {
 	return &Error{Code: CodeInvalidRequest, Message: field + ": " + reason}
 }
 
-// ErrorCode returns the code of err if it is (or wraps) an *Error, and
-// internal_error otherwise.
+// ErrorCode returns the code of err if it is (or wraps) an *Error,
+// database_unavailable for ErrUnavailable, and internal_error otherwise.
 func ErrorCode(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return CodeDatabaseUnavailable
 	}
 	return CodeInternal
 }
