@@ -30,10 +30,11 @@ func (e *Engine) Run(ctx context.Context) error {
 	attempts.Go(func() { e.runAttempts(ctx) })
 	for {
 		busy := false
+		began := e.now()
 		if n, err := e.ProcessPayouts(ctx); err != nil {
 			e.logBackgroundError(ctx, "payouts", err)
 		} else {
-			e.noteWorked(ctx)
+			e.noteWorked(ctx, began)
 			busy = busy || n > 0
 		}
 		if n, err := e.ExpireDeposits(ctx); err != nil {
@@ -236,18 +237,22 @@ func (e *Engine) noteUnavailable(ctx context.Context, err error) bool {
 }
 
 // noteWorked ends the outage under way, if any, after background work
-// reached the database again, and logs how long the outage lasted.
-func (e *Engine) noteWorked(ctx context.Context) {
+// that began at began reached the database, and logs how long the outage
+// lasted. Work that began before the outage did (a commit that made it
+// just before the primary died) ends nothing.
+func (e *Engine) noteWorked(ctx context.Context, began time.Time) {
 	o := &e.outage
 	if !o.down.Load() {
 		return
 	}
 	o.mu.Lock()
 	since := o.since
+	if since.IsZero() || began.Before(since) {
+		o.mu.Unlock()
+		return
+	}
 	o.since = time.Time{}
 	o.down.Store(false)
 	o.mu.Unlock()
-	if !since.IsZero() {
-		e.cfg.Logger.InfoContext(ctx, "database available again: background work resumed", "outage", e.clock.Since(since).Round(time.Millisecond).String())
-	}
+	e.cfg.Logger.InfoContext(ctx, "database available again: background work resumed", "outage", e.clock.Since(since).Round(time.Millisecond).String())
 }

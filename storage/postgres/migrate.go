@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -79,7 +80,8 @@ func (s *Store) migrate(ctx context.Context) error {
 // Ready reports whether the database answers and has every migration this
 // code knows applied: the readiness check of an operations endpoint.
 func (s *Store) Ready(ctx context.Context) error {
-	return s.health.observe(ctx, s.ready(ctx), true)
+	began := time.Now().UnixNano()
+	return s.health.observe(ctx, s.ready(ctx), true, began)
 }
 
 func (s *Store) ready(ctx context.Context) error {

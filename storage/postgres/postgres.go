@@ -156,9 +156,10 @@ var (
 // engine.ErrUnavailable to errors.Is; when it came from COMMIT, the
 // transaction may have committed.
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	began := time.Now().UnixNano()
 	return s.health.observe(ctx, retry(ctx, func() error {
 		return s.runLazyTx(ctx, func(t *lazyTx) error { return fn(ctx, &tx{tx: t}) })
-	}), true)
+	}), true, began)
 }
 
 // ReadTx runs fn in a read-only transaction over one snapshot. In it the
@@ -167,7 +168,7 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx engine
 func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
 	return s.health.observe(ctx, retry(ctx, func() error {
 		return s.runTx(ctx, readOnly, func(t pgx.Tx) error { return fn(ctx, &tx{tx: t, readOnly: true}) })
-	}), false)
+	}), false, 0)
 }
 
 // ReadOne runs fn, which makes one read statement, on the pool without a
@@ -176,7 +177,7 @@ func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engi
 // A second statement, or one that is not a SELECT, fails with
 // errNotOneRead.
 func (s *Store) ReadOne(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return s.health.observe(ctx, fn(ctx, &tx{tx: &oneRead{pool: s.pool}, readOnly: true}), false)
+	return s.health.observe(ctx, fn(ctx, &tx{tx: &oneRead{pool: s.pool}, readOnly: true}), false, 0)
 }
 
 // runTx runs fn in a transaction: committed if fn returns nil, rolled back if

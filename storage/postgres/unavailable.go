@@ -99,11 +99,15 @@ var errStandby = errors.New("postgres: the server is a standby (in recovery), no
 // and returns err, marked engine.ErrUnavailable when it means that no
 // writable primary was reachable. Only a write that succeeded (or Ready,
 // which checks for a primary) ends an outage: a standby answers reads.
-func (h *health) observe(ctx context.Context, err error, wrote bool) error {
+//
+// began (unix nanoseconds) is when the transaction started: one that began
+// before the outage did (a commit that made it just before the primary
+// died) ends nothing.
+func (h *health) observe(ctx context.Context, err error, wrote bool, began int64) error {
 	cause, down := unavailableCause(ctx, err)
 	if !down {
 		if err == nil && wrote {
-			h.up()
+			h.up(began)
 		}
 		return err
 	}
@@ -116,10 +120,11 @@ func (h *health) observe(ctx context.Context, err error, wrote bool) error {
 	return &unavailableError{cause: cause, err: err}
 }
 
-// up ends the outage under way, if any.
-func (h *health) up() {
+// up ends the outage under way, if any, after a write that began at
+// began succeeded.
+func (h *health) up(began int64) {
 	since := h.downSince.Load()
-	if since == 0 || !h.downSince.CompareAndSwap(since, 0) {
+	if since == 0 || began < since || !h.downSince.CompareAndSwap(since, 0) {
 		return
 	}
 	h.outages.Add(1)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -57,7 +58,7 @@ func TestUnavailableCause(t *testing.T) {
 			t.Errorf("%v: cause %q %v, want %q", c.err, cause, ok, c.cause)
 		}
 		var h health
-		got := h.observe(context.Background(), c.err, true)
+		got := h.observe(context.Background(), c.err, true, time.Now().UnixNano())
 		if errors.Is(got, engine.ErrUnavailable) != (c.cause != "") || !errors.Is(got, c.err) {
 			t.Errorf("%v: observed as %v", c.err, got)
 		}
@@ -71,21 +72,24 @@ func TestUnavailableCause(t *testing.T) {
 }
 
 // TestHealthOutage: an outage starts with the first failure and ends with
-// the next write that succeeded, not with a read (a standby answers reads).
+// the next write that succeeded, not with a read (a standby answers reads)
+// nor with a write that began before it.
 func TestHealthOutage(t *testing.T) {
 	var h health
 	ctx := context.Background()
 	h.connected()
-	_ = h.observe(ctx, pgconn.ErrConnClosed, true)
-	_ = h.observe(ctx, &pgconn.PgError{Code: "25006"}, true)
+	before := time.Now().UnixNano()
+	_ = h.observe(ctx, pgconn.ErrConnClosed, true, time.Now().UnixNano())
+	_ = h.observe(ctx, &pgconn.PgError{Code: "25006"}, true, time.Now().UnixNano())
 	h.connected()
-	_ = h.observe(ctx, nil, false)
+	_ = h.observe(ctx, nil, false, time.Now().UnixNano())
+	_ = h.observe(ctx, nil, true, before) // a commit that began before the outage
 	d := h.snapshot()
 	if d.UnavailableSince.IsZero() || d.Outages != 0 || d.Reconnects != 1 ||
 		d.Failures[causeConnectionLost] != 1 || d.Failures[causeReadOnly] != 1 {
 		t.Fatalf("during the outage: %+v", d)
 	}
-	_ = h.observe(ctx, nil, true)
+	_ = h.observe(ctx, nil, true, time.Now().UnixNano())
 	if d := h.snapshot(); !d.UnavailableSince.IsZero() || d.Outages != 1 || d.UnavailableTotal <= 0 {
 		t.Fatalf("after it: %+v", d)
 	}
