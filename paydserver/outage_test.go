@@ -2,12 +2,14 @@ package paydserver_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
@@ -199,5 +201,64 @@ func TestDatabaseOutageAnswers503(t *testing.T) {
 	}
 	if failed < 6 {
 		t.Errorf("payd_db_unavailable_transactions_total{cause=connect|connection_lost}: %v, want at least one per request", failed)
+	}
+}
+
+// unavailableStore fails every transaction with engine.ErrUnavailable
+// while down, as a store whose database has no writable primary.
+type unavailableStore struct {
+	paydserver.Store
+	down atomic.Bool
+}
+
+func (s *unavailableStore) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	if s.down.Load() {
+		return fmt.Errorf("test: no primary: %w", engine.ErrUnavailable)
+	}
+	return s.Store.InTx(ctx, fn)
+}
+
+func (s *unavailableStore) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	if s.down.Load() {
+		return fmt.Errorf("test: no primary: %w", engine.ErrUnavailable)
+	}
+	return s.Store.ReadTx(ctx, fn)
+}
+
+// TestStoreUnavailableAnswers503 is TestDatabaseOutageAnswers503's mapping
+// without Postgres: any store's engine.ErrUnavailable is a 503
+// database_unavailable with Retry-After, on the API and the checkout.
+func TestStoreUnavailableAnswers503(t *testing.T) {
+	var store *unavailableStore
+	s := paydtest.MustOpen(t, func(c *paydserver.Config) {
+		store = &unavailableStore{Store: c.Store}
+		c.Store = store
+	})
+	org := s.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
+	s.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	red := s.Do(org, paydtest.Request{APIKey: org.APIKey, Body: paydtest.Redirect()})
+	if red.Status != http.StatusOK && red.Status != http.StatusCreated {
+		t.Fatalf("redirect create: %d %s", red.Status, red.Body)
+	}
+	checkout, _ := url.Parse(paydtest.Str(red.JSON, "redirect_url"))
+	store.down.Store(true)
+	for _, req := range []paydtest.Request{
+		{APIKey: org.APIKey, Sign: true, Body: paydtest.H2H(paydtest.KV{"merchant_id", `"during"`})},
+		{APIKey: org.APIKey, Path: "/api/v1/withdraws", Body: paydtest.Withdrawal()},
+		{APIKey: org.APIKey, Method: "GET", Path: "/api/v1/balance"},
+	} {
+		res := s.Do(org, req)
+		if res.Status != http.StatusServiceUnavailable || res.ErrorCode() != engine.CodeDatabaseUnavailable || res.Header.Get("Retry-After") != "2" {
+			t.Errorf("%s %s: %d %s Retry-After %q", req.Method, req.Path, res.Status, res.Body, res.Header.Get("Retry-After"))
+		}
+	}
+	res, err := http.Get(s.URL + checkout.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "Try again in a moment") {
+		t.Errorf("checkout: %d %.200s", res.StatusCode, body)
 	}
 }
