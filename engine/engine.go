@@ -7,6 +7,7 @@
 //
 //	engine.go        Config, Engine, New; helpers every operation uses
 //	store.go         Store, Tx and their parameters: what a database implements
+//	migration.go     MigrationLine: a plug-in's own schema changes, migrated per line
 //	provider.go      Provider and its requests and reports (lookups, checkouts, payouts)
 //	organization.go  organizations, their settings and fee rules
 //	apikey.go        API keys and authentication; keycache.go caches them

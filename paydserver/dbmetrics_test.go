@@ -12,6 +12,8 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 )
@@ -29,7 +31,7 @@ func onPostgres(t *testing.T, maxConns string) paydtest.Option {
 	} else {
 		dsn += " pool_max_conns=" + maxConns
 	}
-	store, err := postgres.Open(context.Background(), dsn)
+	store, err := postgres.Open(context.Background(), dsn, sandbox.Migrations(), smsinbox.Migrations())
 	if err != nil {
 		t.Fatal(err)
 	}

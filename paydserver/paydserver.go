@@ -170,6 +170,9 @@ func New(cfg Config) (*App, error) {
 	default:
 		return nil, fmt.Errorf("--provider must be %s or %s, got %q", ProviderSandbox, ProviderSMSInbox, cfg.Provider)
 	}
+	if err := checkMigrations(cfg.Store, a.Sandbox != nil); err != nil {
+		return nil, err
+	}
 	if cfg.Webhooks == nil {
 		cfg.Webhooks = transport.NewWebhookClient(false)
 	}
@@ -229,4 +232,24 @@ func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, withdr
 		return engine.Errorf(engine.CodeConflict, "outcome: the payout was already settled the other way")
 	}
 	return err
+}
+
+// checkMigrations refuses a store whose schema is behind the engine's or
+// the provider's migration line, naming the line and the versions it
+// lacks: the host migrates when it decides (the stores' Migrate), and a
+// payd does not start on a schema older than its code.
+func checkMigrations(store Store, sandboxProvider bool) error {
+	c, ok := store.(interface {
+		CheckMigrations(ctx context.Context, lines ...engine.MigrationLine) error
+	})
+	if !ok {
+		return nil
+	}
+	line := smsinbox.Migrations()
+	if sandboxProvider {
+		line = sandbox.Migrations()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.CheckMigrations(ctx, line)
 }

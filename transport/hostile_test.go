@@ -53,7 +53,7 @@ func TestHostileInput(t *testing.T) {
 			if kind == "postgres" {
 				url := pgtest.URL(t)
 				h = newHarness(t)
-				store, err := postgres.Open(context.Background(), url)
+				store, err := postgres.Open(context.Background(), url, sandbox.Migrations())
 				if err != nil {
 					t.Fatal(err)
 				}

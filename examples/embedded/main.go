@@ -32,6 +32,7 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
 
@@ -106,7 +107,7 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 	if err != nil {
 		return nil, err
 	}
-	store, err := sqlite.Open(ctx, dbPath) // runs payd's migrations
+	store, err := sqlite.Open(ctx, dbPath, sandbox.Migrations()) // runs payd's migrations and the sandbox's
 	if err != nil {
 		return nil, err
 	}

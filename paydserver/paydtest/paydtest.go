@@ -26,6 +26,8 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/storage/sqlite"
 	"github.com/payd-engine/payd/transport"
 )
@@ -81,7 +83,7 @@ func Open(dir string, opts ...Option) (*Server, error) {
 	if err := os.WriteFile(s.DB+".key", []byte(hex.EncodeToString(master)), 0o600); err != nil {
 		return nil, err
 	}
-	store, err := sqlite.Open(context.Background(), s.DB)
+	store, err := sqlite.Open(context.Background(), s.DB, sandbox.Migrations(), smsinbox.Migrations())
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +205,7 @@ func (s *Server) Restart() {
 	if err := s.Config.Store.Close(); err != nil {
 		s.fatal(err)
 	}
-	store, err := sqlite.Open(context.Background(), s.DB)
+	store, err := sqlite.Open(context.Background(), s.DB, sandbox.Migrations(), smsinbox.Migrations())
 	if err != nil {
 		s.fatal(err)
 	}

@@ -1,3 +1,4 @@
+-- Storage's migration 0007 before migration lines.
 -- The SMS inbox after the security review of issue 15: held messages are
 -- found by the balance they follow (an index, not a scan), counted per
 -- wallet and status (the cap on held messages, the operator's alarms),

@@ -1,3 +1,4 @@
+-- Storage's migration 0013 before migration lines.
 -- The SMS inbox's balance chain heals itself and the operator reviews it
 -- (issue 19): a run of held messages consistent among themselves
 -- re-synchronizes the chain over a gap, recorded in sms_gaps and counted
@@ -9,7 +10,7 @@
 -- since the run's first message: a real message in that time is accepted
 -- and contradicts the run (smsinbox.DefaultSettings).
 ALTER TABLE sms_settings ADD COLUMN resync_after INTEGER NOT NULL DEFAULT 3;
-ALTER TABLE sms_settings ADD COLUMN resync_quiet INTEGER NOT NULL DEFAULT 600000000;
+ALTER TABLE sms_settings ADD COLUMN resync_quiet BIGINT NOT NULL DEFAULT 600000000;
 
 -- How many gaps the chain was moved over (re-synchronized, or a message
 -- the operator approved that did not follow), kept with every gap.
@@ -19,25 +20,25 @@ ALTER TABLE sms_wallets ADD COLUMN gaps INTEGER NOT NULL DEFAULT 0;
 -- and the gap whose re-synchronization accepted it.
 ALTER TABLE sms_messages ADD COLUMN pasted_by TEXT NOT NULL DEFAULT '';
 ALTER TABLE sms_messages ADD COLUMN reviewed_by TEXT NOT NULL DEFAULT '';
-ALTER TABLE sms_messages ADD COLUMN gap_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE sms_messages ADD COLUMN gap_id TEXT COLLATE "C" NOT NULL DEFAULT '';
 
 -- A gap a chain was moved over: from the balance it knew to the balance
 -- before the first message after the gap; amount is their difference (what
 -- the missed messages moved), messages how many messages the move accepted.
 CREATE TABLE sms_gaps (
-    id               TEXT    NOT NULL PRIMARY KEY,
-    organization_id  TEXT    NOT NULL REFERENCES organizations (id),
-    wallet_id        TEXT    NOT NULL,
-    from_balance     TEXT    NOT NULL,
-    from_message_id  TEXT    NOT NULL,
-    to_balance       TEXT    NOT NULL,
-    amount           TEXT    NOT NULL,
-    first_message_id TEXT    NOT NULL,
-    last_message_id  TEXT    NOT NULL,
+    id               TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+    organization_id  TEXT COLLATE "C" NOT NULL REFERENCES organizations (id),
+    wallet_id        TEXT COLLATE "C" NOT NULL,
+    from_balance     NUMERIC NOT NULL,
+    from_message_id  TEXT COLLATE "C" NOT NULL,
+    to_balance       NUMERIC NOT NULL,
+    amount           NUMERIC NOT NULL,
+    first_message_id TEXT COLLATE "C" NOT NULL,
+    last_message_id  TEXT COLLATE "C" NOT NULL,
     messages         INTEGER NOT NULL,
     actor            TEXT    NOT NULL,
-    created_at       INTEGER NOT NULL
-) STRICT;
+    created_at       TIMESTAMPTZ NOT NULL
+);
 
 -- payd admin sms gaps: newest first.
 CREATE INDEX sms_gaps_organization ON sms_gaps (organization_id, created_at, id);

@@ -1,11 +1,8 @@
 -- The SMS inbox provider (provider/smsinbox): the phones that forward the
 -- receiving wallets' SMS, the balance chain of each wallet they prove, every
 -- message they forward, and the operator's queue of manual payouts.
--- Conventions as in 0001-0005.
-
--- When set, the wallet is in the recipient pool only until then: its phone
--- must report again (engine.Wallet.LiveUntil).
-ALTER TABLE wallets ADD COLUMN live_until INTEGER;
+-- Conventions as storage's (storage's migration 0006 before migration
+-- lines, which also gave wallets live_until).
 
 CREATE TABLE sms_devices (
     id              TEXT    NOT NULL PRIMARY KEY,

@@ -1,4 +1,4 @@
-package storetest
+package smsinboxtest
 
 import (
 	"context"
