@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -482,4 +483,57 @@ func readAll(t *testing.T, s store) []any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestConcurrentMigrate: processes that start at once on one database,
+// new or of the old layout, all migrate it (each migration under the
+// store's lock, checked again once it holds it), none fails, and the
+// schema is the one a single migration makes.
+func TestConcurrentMigrate(t *testing.T) {
+	for name, open := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			if name == "postgres" {
+				pgtest.AdminURL(t)
+			}
+			t.Parallel()
+			ctx := context.Background()
+			fresh := open(t)
+			if _, err := fresh.store(t).Migrate(ctx, lines...); err != nil {
+				t.Fatal(err)
+			}
+			want := fresh.schema(t)
+			for _, legacyAt := range []int{0, 11} {
+				t.Run(fmt.Sprint("from", legacyAt), func(t *testing.T) {
+					d := open(t)
+					if legacyAt > 0 {
+						legacy(t, d, legacyAt)
+					}
+					const n = 6
+					stores := make([]store, n)
+					for i := range stores {
+						stores[i] = d.store(t)
+					}
+					errs := make([]error, n)
+					var wg sync.WaitGroup
+					for i, s := range stores {
+						wg.Go(func() { _, errs[i] = s.Migrate(ctx, lines...) })
+					}
+					wg.Wait()
+					for i, err := range errs {
+						if err != nil {
+							t.Errorf("process %d: %v", i, err)
+						}
+					}
+					if got := d.schema(t); !slices.Equal(got, want) {
+						t.Errorf("schema:\n%s", schemaDiff(want, got))
+					}
+					vs, err := stores[0].MigrationVersions(ctx, lines...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wantCurrent(t, vs)
+				})
+			}
+		})
+	}
 }

@@ -30,7 +30,9 @@ func forEachStore(t *testing.T, test func(t *testing.T, f *fixture)) {
 		"sqlite": func(t *testing.T) (engine.Store, error) {
 			return sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"), smsinbox.Migrations())
 		},
-		"postgres": func(t *testing.T) (engine.Store, error) { return postgres.Open(context.Background(), pgtest.URL(t), smsinbox.Migrations()) },
+		"postgres": func(t *testing.T) (engine.Store, error) {
+			return postgres.Open(context.Background(), pgtest.URL(t), smsinbox.Migrations())
+		},
 	}
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {

@@ -51,4 +51,3 @@ func List(fsys fs.FS, dir string) ([]Migration, error) {
 	}
 	return ms, nil
 }
-
