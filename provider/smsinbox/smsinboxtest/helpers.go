@@ -1,5 +1,8 @@
 package smsinboxtest
 
+// Helpers copied from conformance/storetest, which the suite of the
+// engine's tables keeps unexported.
+
 import (
 	"bytes"
 	"context"
@@ -62,11 +65,6 @@ func create[T any](t *testing.T, s Store, insert func(engine.Tx, context.Context
 	})
 }
 
-// try inserts row in a transaction of its own and returns the error.
-func try[T any](s Store, insert func(engine.Tx, context.Context, T) error, row T) error {
-	return s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error { return insert(tx, ctx, row) })
-}
-
 func wantDuplicate(t *testing.T, what string, err error) {
 	t.Helper()
 	if !errors.Is(err, engine.ErrDuplicate) {
@@ -104,22 +102,6 @@ func wantLocked[T any](t *testing.T, s Store, want T, lock func(ctx context.Cont
 	})
 	assertEqual(t, got, want)
 	assertEqual(t, get(t, s, lock), want)
-}
-
-// calls are named transaction bodies that must each return ErrNotFound.
-type calls map[string]func(ctx context.Context, tx engine.Tx) error
-
-// wantAllNotFound runs reads in read transactions and writes in write
-// transactions, each of its own.
-func wantAllNotFound(t *testing.T, s Store, reads, writes calls) {
-	t.Helper()
-	ctx := context.Background()
-	for name, fn := range reads {
-		wantNotFound(t, name, s.ReadTx(ctx, fn))
-	}
-	for name, fn := range writes {
-		wantNotFound(t, name, s.InTx(ctx, fn))
-	}
 }
 
 // joinIDs joins the IDs of rows without their prefix ("wal_a" is "a").
@@ -220,18 +202,6 @@ func diff(got, want reflect.Value, path string) string {
 	return ""
 }
 
-func assertBalances(t *testing.T, got map[string]decimal.Decimal, want map[string]string) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("balances = %v, want %v", got, want)
-	}
-	for account, w := range want {
-		if g, ok := got[account]; !ok || !g.Equal(dec(w)) {
-			t.Errorf("balance of %s = %v, want %s", account, g, w)
-		}
-	}
-}
-
 // Fixtures.
 
 func newOrg(id string) *engine.Organization {
@@ -268,37 +238,6 @@ func newAttempt(id, depositID, orgID, channel, transactionID string) *engine.Att
 	}
 }
 
-func newWithdrawal(id, orgID, merchantID string) *engine.Withdrawal {
-	return &engine.Withdrawal{
-		ID: id, OrganizationID: orgID, MerchantID: merchantID,
-		Amount: dec("500"), Commission: dec("5.25"),
-		PaymentMethod: "bkash", Account: "01711111111", Metadata: []byte("{}"),
-		Status: engine.WithdrawalProcessing, PayoutStep: engine.PayoutToSend,
-		NextRunAt: base, CreatedAt: base, UpdatedAt: base,
-	}
-}
-
-func newEndpoint(id, orgID string) *engine.WebhookEndpoint {
-	return &engine.WebhookEndpoint{
-		ID: id, OrganizationID: orgID, URL: "https://merchant.example/hooks/" + id,
-		Secret: []byte("sealed:" + id), Enabled: true, CreatedAt: base, UpdatedAt: base,
-	}
-}
-
-func newEvent(id, orgID string) *engine.Event {
-	return &engine.Event{
-		ID: id, OrganizationID: orgID, Type: engine.EventDepositSucceeded, ResourceID: "dep_" + id,
-		Payload: []byte(`{"id":"` + id + `"}`), CreatedAt: base,
-	}
-}
-
-func newDelivery(id, eventID, endpointID, orgID string) *engine.Delivery {
-	return &engine.Delivery{
-		ID: id, EventID: eventID, EndpointID: endpointID, OrganizationID: orgID,
-		Status: engine.DeliveryPending, NextAttemptAt: base, CreatedAt: base, UpdatedAt: base,
-	}
-}
-
 // mustOrgs creates the organizations newOrg makes of ids.
 func mustOrgs(t *testing.T, s Store, ids ...string) {
 	t.Helper()
@@ -307,39 +246,4 @@ func mustOrgs(t *testing.T, s Store, ids ...string) {
 		orgs[i] = newOrg(id)
 	}
 	create(t, s, engine.Tx.CreateOrganization, orgs...)
-}
-
-// mustDeposits creates the organization and its deposits dep_<name>.
-func mustDeposits(t *testing.T, s Store, orgID string, names ...string) {
-	t.Helper()
-	mustOrgs(t, s, orgID)
-	ds := make([]*engine.Deposit, len(names))
-	for i, n := range names {
-		ds[i] = newDeposit("dep_"+n, orgID, "m_"+n)
-	}
-	create(t, s, engine.Tx.CreateDeposit, ds...)
-}
-
-// mustWebhookRows creates the endpoints, events and deliveries, in that
-// order, in one transaction.
-func mustWebhookRows(t *testing.T, s Store, eps []*engine.WebhookEndpoint, evs []*engine.Event, ds []*engine.Delivery) {
-	t.Helper()
-	write(t, s, func(ctx context.Context, tx engine.Tx) error {
-		for _, ep := range eps {
-			if err := tx.CreateWebhookEndpoint(ctx, ep); err != nil {
-				return fmt.Errorf("%s: %w", ep.ID, err)
-			}
-		}
-		for _, e := range evs {
-			if err := tx.CreateEvent(ctx, e); err != nil {
-				return fmt.Errorf("%s: %w", e.ID, err)
-			}
-		}
-		for _, d := range ds {
-			if err := tx.CreateDelivery(ctx, d); err != nil {
-				return fmt.Errorf("%s: %w", d.ID, err)
-			}
-		}
-		return nil
-	})
 }
