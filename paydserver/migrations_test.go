@@ -1,0 +1,46 @@
+package paydserver_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/provider/smsinbox"
+	"github.com/payd-engine/payd/storage/sqlite"
+)
+
+// TestRefusesASchemaBehind: a host that did not migrate its provider's
+// line gets an error naming the line and the versions it lacks, not a
+// payd that fails on its first SMS.
+func TestRefusesASchemaBehind(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "payd.db")) // the store's own line only
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	keyring, err := engine.NewKeyring(make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := paydserver.Config{Store: store, Keyring: keyring, PublicURL: "https://pay.example", APIPrefix: "/api"}
+	for _, c := range []struct{ provider, want string }{
+		{paydserver.ProviderSandbox, `line "sandbox" is at version 0, this code needs 3 (missing 0001, 0002, 0003)`},
+		{paydserver.ProviderSMSInbox, `line "smsinbox" is at version 0, this code needs 4 (missing 0001, 0002, 0003, 0004)`},
+	} {
+		cfg.Provider = c.provider
+		if _, err := paydserver.New(cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: New = %v, want an error saying %s", c.provider, err, c.want)
+		}
+	}
+	if _, err := store.Migrate(ctx, smsinbox.Migrations()); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Provider = paydserver.ProviderSMSInbox
+	if _, err := paydserver.New(cfg); err != nil {
+		t.Errorf("migrated: %v", err)
+	}
+}
