@@ -69,10 +69,12 @@ func Open(ctx context.Context, path string, lines ...engine.MigrationLine) (*Sto
 	} else if !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("sqlite: create %s: %w", path, err)
 	}
-	s, err := newStore(ctx, path)
+	s, err := newStore(path)
 	if err != nil {
 		return nil, err
 	}
+	// Migrate connects the writer first: it switches the file to WAL and
+	// creates the schema before any reader looks at it.
 	if _, err := s.Migrate(ctx, lines...); err != nil {
 		s.Close()
 		return nil, err
@@ -89,8 +91,8 @@ func Open(ctx context.Context, path string, lines ...engine.MigrationLine) (*Sto
 // write lock, so the store does not run its transactions on db: it opens
 // connections of its own on the same file, a writer (one connection,
 // IMMEDIATE transactions, foreign keys on, synchronous FULL, which
-// switches the file to WAL, a persistent setting) and read-only pools
-// (query_only), and Close closes those, never db.
+// switches the file to WAL on its first connection, a persistent setting)
+// and read-only pools (query_only), and Close closes those, never db.
 func New(db *sql.DB) (*Store, error) {
 	if _, ok := db.Driver().(*sqlite.Driver); !ok {
 		return nil, fmt.Errorf("sqlite: New: db's driver is %T, want modernc.org/sqlite's", db.Driver())
@@ -106,11 +108,11 @@ func New(db *sql.DB) (*Store, error) {
 	if file == "" {
 		return nil, errors.New("sqlite: New: db is not on a file (\":memory:\" or temporary): the store opens its own connections on db's file")
 	}
-	return newStore(ctx, file)
+	return newStore(file)
 }
 
-// newStore opens the store's pools on the file at path, which exists.
-func newStore(ctx context.Context, path string) (*Store, error) {
+// newStore makes the store's pools on the file at path, which exists.
+func newStore(path string) (*Store, error) {
 	// As a file: URI the path may hold '#', '%' or spaces: SQLite decodes
 	// the escapes.
 	uri := "file:" + (&url.URL{Path: path}).EscapedPath()
@@ -129,12 +131,6 @@ func newStore(ctx context.Context, path string) (*Store, error) {
 	}
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
-	// The writer connects first: it switches the file to WAL before any
-	// reader looks at it.
-	if err := retry(ctx, func() error { return writer.PingContext(ctx) }); err != nil {
-		writer.Close()
-		return nil, fmt.Errorf("sqlite: open writer: %w", err)
-	}
 
 	// query_only makes a write through the reader pool an error, so a read
 	// can never take the write lock.
@@ -148,11 +144,9 @@ func newStore(ctx context.Context, path string) (*Store, error) {
 	n := max(4, runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(n)
 	reader.SetMaxIdleConns(n)
-	if err := reader.PingContext(ctx); err != nil {
-		writer.Close()
-		reader.Close()
-		return nil, fmt.Errorf("sqlite: open reader: %w", err)
-	}
+	// Nothing connects yet: New changes nothing in the file. The writer's
+	// first connection switches it to WAL, readers or not (they wait for
+	// it within busy_timeout).
 	return &Store{writer: writer, reader: reader, lib: newLibReaders(uri, n)}, nil
 }
 
