@@ -219,7 +219,8 @@ func TestUpgradeToMigrationLines(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			fresh := open(t)
-			if _, err := fresh.store(t).Migrate(ctx, lines...); err != nil {
+			freshVersions, err := fresh.store(t).Migrate(ctx, lines...)
+			if err != nil {
 				t.Fatal(err)
 			}
 			want := fresh.schema(t)
@@ -228,7 +229,10 @@ func TestUpgradeToMigrationLines(t *testing.T) {
 				t.Parallel()
 				d := open(t)
 				legacy(t, d, 21)
-				if got := d.schema(t); !slices.Equal(got, want) {
+				// The same tables, columns, indexes and triggers, whichever
+				// layout made them (while the engine's line ends at 0021;
+				// after Migrate below in any case).
+				if got := d.schema(t); freshVersions[0].Latest == 21 && !slices.Equal(got, want) {
 					t.Fatalf("the new layout's schema is not today's:\n%s", schemaDiff(want, got))
 				}
 				s := d.store(t)
