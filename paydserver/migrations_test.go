@@ -2,6 +2,7 @@ package paydserver_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +18,8 @@ import (
 // payd that fails on its first SMS.
 func TestRefusesASchemaBehind(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "payd.db")) // the store's own line only
+	path := filepath.Join(t.TempDir(), "payd.db")
+	store, err := sqlite.Open(ctx, path) // the store's own line only
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,21 @@ func TestRefusesASchemaBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Provider = paydserver.ProviderSMSInbox
-	if _, err := paydserver.New(cfg); err != nil {
-		t.Errorf("migrated: %v", err)
+	app, err := paydserver.New(cfg)
+	if err != nil {
+		t.Fatalf("migrated: %v", err)
+	}
+	// Readiness holds the provider's line too: a record lost (or a
+	// migration rolled back by hand) is named.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `DELETE FROM payd_migrations WHERE line = 'smsinbox' AND version = 4`); err != nil {
+		t.Fatal(err)
+	}
+	if err := app.Ready(ctx); err == nil || !strings.Contains(err.Error(), `line "smsinbox" is at version 3, this code needs 4 (missing 0004)`) {
+		t.Errorf("Ready = %v", err)
 	}
 }

@@ -45,7 +45,11 @@ func (a *App) RunEngine(ctx context.Context) error {
 func (a *App) Ready(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	if r, ok := a.store.(Readier); ok {
+	if _, ok := a.store.(migrationChecker); ok {
+		if err := a.checkMigrations(ctx); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+	} else if r, ok := a.store.(Readier); ok {
 		if err := r.Ready(ctx); err != nil {
 			return fmt.Errorf("database: %w", err)
 		}

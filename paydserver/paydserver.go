@@ -114,8 +114,9 @@ type App struct {
 	// Handler unless Config.ConsoleApart.
 	Console http.Handler
 
-	store   Store
-	working atomic.Int32 // RunEngine calls running, for readiness
+	store      Store
+	migrations engine.MigrationLine // the provider's, checked with the store's own
+	working    atomic.Int32         // RunEngine calls running, for readiness
 
 	clock        clock.Clock
 	logger       *slog.Logger
@@ -170,7 +171,13 @@ func New(cfg Config) (*App, error) {
 	default:
 		return nil, fmt.Errorf("--provider must be %s or %s, got %q", ProviderSandbox, ProviderSMSInbox, cfg.Provider)
 	}
-	if err := checkMigrations(cfg.Store, a.Sandbox != nil); err != nil {
+	a.migrations = smsinbox.Migrations()
+	if a.Sandbox != nil {
+		a.migrations = sandbox.Migrations()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := a.checkMigrations(ctx); err != nil {
 		return nil, err
 	}
 	if cfg.Webhooks == nil {
@@ -234,22 +241,20 @@ func (c sandboxControl) SettlePayout(ctx context.Context, organizationID, withdr
 	return err
 }
 
-// checkMigrations refuses a store whose schema is behind the engine's or
-// the provider's migration line, naming the line and the versions it
-// lacks: the host migrates when it decides (the stores' Migrate), and a
-// payd does not start on a schema older than its code.
-func checkMigrations(store Store, sandboxProvider bool) error {
-	c, ok := store.(interface {
-		CheckMigrations(ctx context.Context, lines ...engine.MigrationLine) error
-	})
-	if !ok {
-		return nil
+// migrationChecker is a store that says whether its schema is behind
+// migration lines (storage/sqlite and storage/postgres).
+type migrationChecker interface {
+	CheckMigrations(ctx context.Context, lines ...engine.MigrationLine) error
+}
+
+// checkMigrations returns an error naming the line and the versions it
+// lacks when the store's schema is behind the engine's or the provider's
+// migration line: the host migrates when it decides (the stores'
+// Migrate), and a payd neither starts nor reports ready on a schema older
+// than its code.
+func (a *App) checkMigrations(ctx context.Context) error {
+	if c, ok := a.store.(migrationChecker); ok {
+		return c.CheckMigrations(ctx, a.migrations)
 	}
-	line := smsinbox.Migrations()
-	if sandboxProvider {
-		line = sandbox.Migrations()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return c.CheckMigrations(ctx, line)
+	return nil
 }
