@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
@@ -44,8 +44,8 @@ func ptr[T any](v T) *T { return &v }
 // newInboxHarness is a harness with the SMS inbox provider.
 func newInboxHarness(t *testing.T) *harness {
 	t.Helper()
-	return newHarness(t, func(c *paydserver.Config) {
-		c.Provider, c.SMSSilence = paydserver.ProviderSMSInbox, 5*time.Minute
+	return newHarness(t, func(c *payd.Config) {
+		c.Provider, c.SMSSilence = payd.ProviderSMSInbox, 5*time.Minute
 	})
 }
 

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
@@ -159,8 +159,8 @@ func isPostgres(dsn string) bool {
 // openStore opens the database a DSN names and applies its migrations: a
 // postgres:// URL selects Postgres, anything else is a SQLite file path.
 // Its error holds none of the DSN's passwords.
-func openStore(ctx context.Context, dsn string) (paydserver.Store, error) {
-	var store paydserver.Store
+func openStore(ctx context.Context, dsn string) (payd.Store, error) {
+	var store payd.Store
 	var err error
 	if isPostgres(dsn) {
 		store, err = postgres.Open(ctx, dsn)

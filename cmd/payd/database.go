@@ -8,12 +8,12 @@ import (
 	"os"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	payd "github.com/payd-engine/payd"
 )
 
 // database is an open store with the master key checked against it.
 type database struct {
-	store   paydserver.Store
+	store   payd.Store
 	keyring *engine.Keyring
 	// created is set when this command created the SQLite file.
 	created bool

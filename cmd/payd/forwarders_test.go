@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
@@ -343,8 +343,8 @@ func (l *lockedBuffer) String() string {
 func TestForwarderAttacks(t *testing.T) {
 	var logs lockedBuffer
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarness(t, func(c *paydserver.Config) {
-		c.Provider, c.SMSSilence = paydserver.ProviderSMSInbox, 5*time.Minute
+	h := newHarness(t, func(c *payd.Config) {
+		c.Provider, c.SMSSilence = payd.ProviderSMSInbox, 5*time.Minute
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	h.syncClock()

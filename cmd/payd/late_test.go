@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
@@ -32,8 +32,8 @@ func (h *harness) adminFails(args ...string) error {
 // sms unmatched and credited once by payd admin deposit credit.
 func TestSMSInboxLatePayments(t *testing.T) {
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarness(t, func(c *paydserver.Config) {
-		c.Provider, c.SMSSilence, c.SMSGrace = paydserver.ProviderSMSInbox, time.Hour, 30*time.Second
+	h := newHarness(t, func(c *payd.Config) {
+		c.Provider, c.SMSSilence, c.SMSGrace = payd.ProviderSMSInbox, time.Hour, 30*time.Second
 	})
 	h.syncClock()
 	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})

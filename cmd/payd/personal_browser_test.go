@@ -10,8 +10,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport/client"
 )
@@ -27,7 +27,7 @@ func TestBrowserPersonalWalletCheckout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
-	ls := paydtest.MustRunMain(t, func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox })
+	ls := paydtest.MustRunMain(t, func(c *payd.Config) { c.Provider = payd.ProviderSMSInbox })
 	ctx := context.Background()
 	creds, err := ls.Engine.CreateOrganization(ctx, engine.OrganizationSettings{Name: ptr("Personal Shop")})
 	if err != nil {

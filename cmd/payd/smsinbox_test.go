@@ -16,7 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
 )
@@ -27,8 +27,8 @@ import (
 func newInboxHarness(t *testing.T) *harness {
 	t.Helper()
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarness(t, func(c *paydserver.Config) {
-		c.Provider, c.SMSSilence = paydserver.ProviderSMSInbox, 5*time.Minute
+	h := newHarness(t, func(c *payd.Config) {
+		c.Provider, c.SMSSilence = payd.ProviderSMSInbox, 5*time.Minute
 	})
 	h.syncClock()
 	return h

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/conformance/httpsuite"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -48,7 +48,7 @@ func TestHTTPConformance(t *testing.T) {
 	}
 	// The reference server on the wall clock with its workers, short
 	// intervals and payd serve's rate limits.
-	srv := paydtest.MustRunMain(t, func(c *paydserver.Config) {
+	srv := paydtest.MustRunMain(t, func(c *payd.Config) {
 		c.Sandbox.PayoutDelay, c.PollInterval = 500*time.Millisecond, 100*time.Millisecond
 		c.RateLimits = transport.DefaultRateLimits
 	})

@@ -31,7 +31,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
 
@@ -112,7 +112,7 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 	}
 	// payd wired as the reference server wires it: the sandbox provider,
 	// the engine and payd's HTTP handler under the shop's prefix.
-	app, err := paydserver.New(paydserver.Config{
+	app, err := payd.New(payd.Config{
 		Store: store, Keyring: keyring, PublicURL: publicURL, APIPrefix: apiPrefix, Logger: logger,
 	})
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport/console"
 )
@@ -510,7 +510,7 @@ type chainFixture struct {
 func newChainFixture(t *testing.T) *chainFixture {
 	t.Helper()
 	ctx := context.Background()
-	srv := paydtest.MustOpen(t, func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox })
+	srv := paydtest.MustOpen(t, func(c *payd.Config) { c.Provider = payd.ProviderSMSInbox })
 	f := &chainFixture{srv: srv, org: srv.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)}),
 		anchored: "73918.46", chain: "74418.46", heldClaim: "80000.00"}
 	f.wallet = srv.AddWallet(f.org, "bkash", "cash_out", "01811111111", "Agent")

@@ -1,15 +1,15 @@
-// Package paydserver wires payd: a store, a provider, the engine and the
+// Package payd wires payd: a store, a provider, the engine and the
 // HTTP handler, as the reference server (cmd/payd) runs them. The server,
 // a host application that embeds payd, and every end-to-end test build the
 // same thing with New, so that there is one wiring and no copies of it.
 //
-//	app, err := paydserver.New(paydserver.Config{Store: store, Keyring: keyring, PublicURL: url, APIPrefix: "/api"})
+//	app, err := payd.New(payd.Config{Store: store, Keyring: keyring, PublicURL: url, APIPrefix: "/api"})
 //	go app.RunEngine(ctx)                // verification, expiry, payouts, webhooks
 //	http.Handle("/", app.Handler)        // the API under /api and the hosted checkout
 //
 // Main serves an App over HTTP with its background work, and stops both in
 // order. The package paydtest runs one for a test.
-package paydserver
+package payd
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver/metrics"
+	"github.com/payd-engine/payd/metrics"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"

@@ -1,11 +1,11 @@
-package paydserver
+package payd
 
 import (
 	"context"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver/metrics"
+	"github.com/payd-engine/payd/metrics"
 )
 
 // DefaultLedgerCheckInterval is how often RunEngine verifies the ledger

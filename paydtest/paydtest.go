@@ -1,6 +1,6 @@
 // Package paydtest runs a payd for a test: one harness for the reference
 // server's end-to-end tests, transport's tests, the Go client's, the HTTP
-// conformance suite's and the examples'. A Server is paydserver's App over a
+// conformance suite's and the examples'. A Server is payd's App over a
 // real SQLite file in a temporary directory, reached over real HTTP.
 //
 //	s := paydtest.MustRunMain(t)           // wall clock, background work running
@@ -25,7 +25,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/storage/sqlite"
 	"github.com/payd-engine/payd/transport"
 )
@@ -36,9 +36,9 @@ var Start = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 // Server is a payd in-process.
 type Server struct {
 	// App is the wired payd; Restart and Rebuild replace it.
-	*paydserver.App
+	*payd.App
 	// Config is what App was built from.
-	Config paydserver.Config
+	Config payd.Config
 	// URL is the server's root, e.g. http://127.0.0.1:PORT; the API is
 	// under URL + "/api".
 	URL string
@@ -58,11 +58,11 @@ type Server struct {
 }
 
 // Option changes a Server's configuration before its App is built.
-type Option func(*paydserver.Config)
+type Option func(*payd.Config)
 
 // WithSandbox sets the sandbox provider's payouts.
-func WithSandbox(sb paydserver.SandboxSettings) Option {
-	return func(c *paydserver.Config) { c.Sandbox = sb }
+func WithSandbox(sb payd.SandboxSettings) Option {
+	return func(c *payd.Config) { c.Sandbox = sb }
 }
 
 // Open builds a payd over a new SQLite file in dir, behind a test HTTP
@@ -98,14 +98,14 @@ func Open(dir string, opts ...Option) (*Server, error) {
 	}))
 	s.onClose(ops.Close)
 	s.OpsURL = ops.URL
-	s.Config = paydserver.Config{
+	s.Config = payd.Config{
 		Store: store, Keyring: keyring, PublicURL: s.URL, APIPrefix: "/api",
 		Logger: slog.New(slog.DiscardHandler),
 	}
 	for _, o := range opts {
 		o(&s.Config)
 	}
-	if s.App, err = paydserver.New(s.Config); err != nil {
+	if s.App, err = payd.New(s.Config); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func MustRunMain(tb testing.TB, opts ...Option) *Server {
 
 // RunMain is MustRunMain outside a test (an Example): Close stops it.
 func RunMain(dir string, opts ...Option) (*Server, error) {
-	opts = append([]Option{func(c *paydserver.Config) { c.Webhooks = transport.NewWebhookClient(true) }}, opts...)
+	opts = append([]Option{func(c *payd.Config) { c.Webhooks = transport.NewWebhookClient(true) }}, opts...)
 	s, err := Open(dir, opts...)
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func MustOpen(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	mock := clock.NewMock()
 	mock.Set(Start)
-	opts = append([]Option{func(c *paydserver.Config) { c.Clock = mock }}, opts...)
+	opts = append([]Option{func(c *payd.Config) { c.Clock = mock }}, opts...)
 	s, err := Open(tb.TempDir(), opts...)
 	if err != nil {
 		tb.Fatalf("start payd: %v", err)
@@ -189,7 +189,7 @@ func (s *Server) Rebuild(opts ...Option) {
 	for _, o := range opts {
 		o(&s.Config)
 	}
-	app, err := paydserver.New(s.Config)
+	app, err := payd.New(s.Config)
 	if err != nil {
 		s.fatal(err)
 	}
@@ -208,7 +208,7 @@ func (s *Server) Restart() {
 		s.fatal(err)
 	}
 	s.onClose(func() { store.Close() })
-	s.Rebuild(func(c *paydserver.Config) { c.Store = store })
+	s.Rebuild(func(c *payd.Config) { c.Store = store })
 }
 
 // Now is the server's time.

@@ -1,4 +1,4 @@
-package paydserver_test
+package payd_test
 
 import (
 	"bufio"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/paydtest"
 )
 
 // exportedMetrics are the names every series payd can export may have,
@@ -20,7 +20,7 @@ import (
 func exportedMetrics(t *testing.T) map[string]bool {
 	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
 	names := map[string]bool{}
-	for _, opts := range [][]paydtest.Option{nil, {func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox }}} {
+	for _, opts := range [][]paydtest.Option{nil, {func(c *payd.Config) { c.Provider = payd.ProviderSMSInbox }}} {
 		s := paydtest.MustOpen(t, opts...)
 		ch := make(chan *prometheus.Desc)
 		go func() { s.Metrics.Registry.Describe(ch); close(ch) }()
