@@ -24,8 +24,8 @@ import (
 
 	"github.com/benbjohnson/clock"
 
-	"github.com/payd-engine/payd/engine"
 	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/storage/sqlite"
 	"github.com/payd-engine/payd/transport"
 )

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/payd-engine/payd/engine"
 	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/transport/signing"
 )

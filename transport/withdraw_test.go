@@ -7,8 +7,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/payd-engine/payd/engine"
 	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydtest"
 )
 

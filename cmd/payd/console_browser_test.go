@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/payd-engine/payd/engine"
 	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/payd-engine/payd/engine"
 	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/engine"
 )
 
 // database is an open store with the master key checked against it.

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/payd-engine/payd/engine"
 	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
 	"github.com/payd-engine/payd/transport/console"

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/payd-engine/payd/conformance/httpsuite"
 	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/conformance/httpsuite"
 	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/transport"
 )

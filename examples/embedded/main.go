@@ -30,8 +30,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/payd-engine/payd/engine"
 	payd "github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
 
