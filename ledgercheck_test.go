@@ -114,7 +114,7 @@ func TestMetricsReportTheLedgerCheck(t *testing.T) {
 	}
 }
 
-// TestLedgerIsCheckedInTheBackground: RunEngine checks the ledger by
+// TestLedgerIsCheckedInTheBackground: Run checks the ledger by
 // itself, first within ledgerCheckFirstDelay, then every interval.
 func TestLedgerIsCheckedInTheBackground(t *testing.T) {
 	s := paydtest.MustOpen(t, func(c *payd.Config) { c.LedgerCheckInterval = 2 * time.Hour })

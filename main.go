@@ -51,7 +51,7 @@ func (m *Main) Run(ln net.Listener) {
 	var workCtx context.Context
 	workCtx, m.stopWork = context.WithCancel(context.Background())
 	m.worked = make(chan error, 1)
-	go func() { m.worked <- m.App.RunEngine(workCtx) }()
+	go func() { m.worked <- m.App.Run(workCtx) }()
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.srv.Serve(ln) }()
 }

@@ -26,6 +26,8 @@ import (
 
 	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/storage/sqlite"
 	"github.com/payd-engine/payd/transport"
 )
@@ -50,6 +52,16 @@ type Server struct {
 	Dir, DB string
 	// Clock is the server's mock clock; nil on the wall clock.
 	Clock *clock.Mock
+	// Sandbox or Inbox is the App's provider, as the options chose (the
+	// sandbox by default).
+	Sandbox *sandbox.Provider
+	Inbox   *smsinbox.Provider
+
+	// store is the store the server opened; withProvider is the last
+	// option that chose the provider, which Rebuild and Restart run again
+	// for a new provider over the store, as a new process would build.
+	store        engine.Store
+	withProvider Option
 
 	tb    testing.TB // for the helpers' failures; nil outside a test
 	srv   *httptest.Server
@@ -60,9 +72,36 @@ type Server struct {
 // Option changes a Server's configuration before its App is built.
 type Option func(*payd.Config)
 
-// WithSandbox sets the sandbox provider's payouts.
-func WithSandbox(sb payd.SandboxSettings) Option {
-	return func(c *payd.Config) { c.Sandbox = sb }
+// WithSandbox makes the provider a sandbox built from cfg (on the
+// server's clock unless cfg has one).
+func WithSandbox(cfg sandbox.Config) Option {
+	return func(c *payd.Config) {
+		if cfg.Clock == nil {
+			cfg.Clock = c.Clock
+		}
+		sb, err := sandbox.New(cfg)
+		if err != nil {
+			panic(err)
+		}
+		c.Provider = sb
+	}
+}
+
+// WithSMSInbox makes the provider an SMS inbox built from cfg over the
+// server's store, clock, keyring and logger.
+func WithSMSInbox(cfg smsinbox.Config) Option {
+	return func(c *payd.Config) {
+		cfg.Store = smsinbox.NewSQLStore(c.Store)
+		if cfg.Clock == nil {
+			cfg.Clock = c.Clock
+		}
+		cfg.Keyring, cfg.Logger = c.Keyring, c.Logger
+		inbox, err := smsinbox.New(cfg)
+		if err != nil {
+			panic(err)
+		}
+		c.Provider = inbox
+	}
 }
 
 // Open builds a payd over a new SQLite file in dir, behind a test HTTP
@@ -86,6 +125,7 @@ func Open(dir string, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.onClose(func() { store.Close() })
+	s.store = store
 	// The handler is read on each request, so that the sandbox's checkout
 	// links can name the server's own URL, and Restart can replace it.
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -102,14 +142,32 @@ func Open(dir string, opts ...Option) (*Server, error) {
 		Store: store, Keyring: keyring, PublicURL: s.URL, APIPrefix: "/api",
 		Logger: slog.New(slog.DiscardHandler),
 	}
-	for _, o := range opts {
-		o(&s.Config)
-	}
-	if s.App, err = payd.New(s.Config); err != nil {
+	s.withProvider = WithSandbox(sandbox.Config{})
+	if err := s.build(opts); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// build applies opts to Config, builds a new provider and the App.
+func (s *Server) build(opts []Option) error {
+	s.Config.Provider = nil
+	for _, o := range opts {
+		o(&s.Config)
+		if s.Config.Provider != nil {
+			s.withProvider, s.Config.Provider = o, nil
+		}
+	}
+	s.withProvider(&s.Config)
+	app, err := payd.New(s.Config)
+	if err != nil {
+		return err
+	}
+	s.App = app
+	s.Sandbox, _ = app.Provider.(*sandbox.Provider)
+	s.Inbox, _ = app.Provider.(*smsinbox.Provider)
+	return nil
 }
 
 // Run starts the engine's background work (verification, expiry, payouts,
@@ -118,7 +176,7 @@ func (s *Server) Run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	app := s.App
-	go func() { defer close(done); _ = app.RunEngine(ctx) }()
+	go func() { defer close(done); _ = app.Run(ctx) }()
 	s.onClose(func() { cancel(); <-done })
 }
 
@@ -182,18 +240,13 @@ func MustOpen(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Rebuild builds a new App over the same store with the configuration
-// changed by opts, as a restart with other flags would.
+// Rebuild builds a new App (and provider) over the same store with the
+// configuration changed by opts, as a restart with other flags would.
 func (s *Server) Rebuild(opts ...Option) {
 	s.helper()
-	for _, o := range opts {
-		o(&s.Config)
-	}
-	app, err := payd.New(s.Config)
-	if err != nil {
+	if err := s.build(opts); err != nil {
 		s.fatal(err)
 	}
-	s.App = app
 }
 
 // Restart closes the store and builds a new App over the same file, as a
@@ -208,7 +261,8 @@ func (s *Server) Restart() {
 		s.fatal(err)
 	}
 	s.onClose(func() { store.Close() })
-	s.Rebuild(func(c *payd.Config) { c.Store = store })
+	s.store, s.Config.Store = store, store
+	s.Rebuild()
 }
 
 // Now is the server's time.

@@ -16,6 +16,7 @@ import (
 	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/transport/signing"
 )
 
@@ -26,7 +27,7 @@ import (
 // TestSandboxScopedToOrganization: one organization's outage switch and its
 // recorded payments reach no other organization.
 func TestSandboxScopedToOrganization(t *testing.T) {
-	h := newHarness(t, paydtest.WithSandbox(payd.SandboxSettings{PayoutDelay: time.Second}))
+	h := newHarness(t, paydtest.WithSandbox(sandbox.Config{PayoutDelay: time.Second}))
 	victim := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
 	attacker := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	h.AddWallet(victim, "bkash", "cash_out", "01811111111", "Agent")

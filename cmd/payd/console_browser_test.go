@@ -183,8 +183,8 @@ func TestBrowserConsole(t *testing.T) {
 	})
 
 	// The manual payout queue and the SMS review belong to the SMS inbox.
-	inbox := paydtest.MustRunMain(t, func(c *payd.Config) {
-		c.Provider, c.PollInterval, c.PayoutPollInterval = payd.ProviderSMSInbox, 50*time.Millisecond, 50*time.Millisecond
+	inbox := paydtest.MustRunMain(t, paydtest.WithSMSInbox(smsinbox.Config{}), func(c *payd.Config) {
+		c.Engine.PollInterval, c.Engine.PayoutPollInterval = 50*time.Millisecond, 50*time.Millisecond
 	})
 	icreds, err := inbox.Engine.CreateOrganization(ctx, engine.OrganizationSettings{Name: ptr("Dhaka Books"), WithdrawalsEnabled: ptr(true)})
 	if err != nil {

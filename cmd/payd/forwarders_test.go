@@ -344,9 +344,8 @@ func TestForwarderAttacks(t *testing.T) {
 	var logs lockedBuffer
 	t.Setenv("PAYD_MASTER_KEY", "")
 	h := newHarness(t, func(c *payd.Config) {
-		c.Provider, c.SMSSilence = payd.ProviderSMSInbox, 5*time.Minute
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	})
+	}, paydtest.WithSMSInbox(smsinbox.Config{Silence: 5 * time.Minute}))
 	h.syncClock()
 	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	other := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})

@@ -15,6 +15,7 @@ import (
 
 	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
 	"github.com/payd-engine/payd/transport/console"
@@ -46,10 +47,10 @@ flags:
 	apiPrefix := fs.String("api-prefix", env("PAYD_API_PREFIX", "/api"), "path prefix of the API (env PAYD_API_PREFIX)")
 	logLevel := fs.String("log-level", env("PAYD_LOG_LEVEL", "info"), "debug, info, warn or error (env PAYD_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("PAYD_LOG_FORMAT", "text"), "text or json (env PAYD_LOG_FORMAT)")
-	provider := fs.String("provider", env("PAYD_PROVIDER", payd.ProviderSandbox), "sandbox (test mode: no money moves) or smsinbox (real wallets proven by their phones' SMS; payouts by an operator) (env PAYD_PROVIDER)")
+	provider := fs.String("provider", env("PAYD_PROVIDER", providerSandbox), "sandbox (test mode: no money moves) or smsinbox (real wallets proven by their phones' SMS; payouts by an operator) (env PAYD_PROVIDER)")
 	smsSilence := fs.Duration("sms-silence", ev.duration("PAYD_SMS_SILENCE", 5*time.Minute), "smsinbox: how long a device may go without reporting before its wallets leave the recipient pool (env PAYD_SMS_SILENCE)")
 	smsGrace := fs.Duration("sms-grace", ev.duration("PAYD_SMS_GRACE", smsinbox.DefaultNotFoundGrace), "smsinbox: how long a submitted transaction ID waits for the SMS that proves it before its attempt fails transaction_not_found (env PAYD_SMS_GRACE)")
-	var sb payd.SandboxSettings
+	var sb sandbox.Config
 	fs.StringVar(&sb.PayoutMode, "sandbox-payouts", env("PAYD_SANDBOX_PAYOUTS", "auto"), "sandbox payouts settle by themselves (auto) or by POST /api/sandbox/withdraws/{id}/settle (manual) (env PAYD_SANDBOX_PAYOUTS)")
 	fs.DurationVar(&sb.PayoutDelay, "sandbox-payout-delay", ev.duration("PAYD_SANDBOX_PAYOUT_DELAY", 2*time.Second), "how long an auto sandbox payout stays pending (env PAYD_SANDBOX_PAYOUT_DELAY)")
 	unavailable := fs.String("sandbox-unavailable-methods", env("PAYD_SANDBOX_UNAVAILABLE_METHODS", ""), "comma-separated payout methods the sandbox refuses with 503 (env PAYD_SANDBOX_UNAVAILABLE_METHODS)")
@@ -85,7 +86,7 @@ flags:
 	}
 	rl.Device.Burst = int(math.Ceil(60 * rl.Device.PerSecond))
 	if *unavailable != "" {
-		sb.UnavailableMethods = strings.Split(*unavailable, ",")
+		sb.UnavailablePayoutMethods = strings.Split(*unavailable, ",")
 	}
 	logger, err := newLogger(stderr, *logLevel, *logFormat)
 	if err != nil {
@@ -111,14 +112,29 @@ flags:
 	if *publicURL == "" {
 		*publicURL = defaultPublicURL(ln.Addr().(*net.TCPAddr))
 	}
+	var p engine.Provider
+	switch *provider {
+	case providerSandbox:
+		if p, err = sandbox.New(sb); err != nil {
+			return err
+		}
+	case providerSMSInbox:
+		p, err = smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(db.store), Silence: *smsSilence, NotFoundGrace: *smsGrace,
+			Logger: logger, Keyring: db.keyring})
+		if err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("--provider must be %s or %s, got %q", providerSandbox, providerSMSInbox, *provider)
+	}
 	a, err := payd.New(payd.Config{
-		Store: db.store, Keyring: db.keyring, PublicURL: *publicURL, APIPrefix: *apiPrefix, Logger: logger, Sandbox: sb,
-		Provider: *provider, SMSSilence: *smsSilence, SMSGrace: *smsGrace,
-		Webhooks: transport.NewWebhookClient(*allowPrivate), LeaseDuration: *leaseDuration, RateLimits: rl,
-		WorkerConcurrency: *workers, APIKeyCacheTTL: cacheTTL(*keyCacheTTL), PayoutYield: cacheTTL(*payoutYield), CreateBatch: *createBatch, WebhookPerEndpoint: *perEndpoint,
-		LedgerCheckInterval: cacheTTL(*ledgerEvery),
-
+		Store: db.store, Keyring: db.keyring, Provider: p, PublicURL: *publicURL, APIPrefix: *apiPrefix, Logger: logger,
+		Webhooks: transport.NewWebhookClient(*allowPrivate), RateLimits: rl, LedgerCheckInterval: cacheTTL(*ledgerEvery),
 		ConsoleApart: *consoleAddr != "", TrustedProxies: proxies.set,
+		Engine: engine.Config{
+			LeaseDuration: *leaseDuration, WorkerConcurrency: *workers, APIKeyCacheTTL: cacheTTL(*keyCacheTTL),
+			PayoutYield: cacheTTL(*payoutYield), CreateBatch: *createBatch, WebhookPerEndpoint: *perEndpoint,
+		},
 	})
 	if err != nil {
 		return err
@@ -174,6 +190,12 @@ flags:
 	return serveErr
 }
 
+// The providers --provider names.
+const (
+	providerSandbox  = "sandbox"
+	providerSMSInbox = "smsinbox"
+)
+
 // proxiesFlag is --trusted-proxy.
 type proxiesFlag struct {
 	text string
@@ -193,7 +215,7 @@ func (p *proxiesFlag) Set(s string) error {
 
 // modeOf says, on the startup line, whether money moves.
 func modeOf(provider string) string {
-	if provider == payd.ProviderSMSInbox {
+	if provider == providerSMSInbox {
 		return "smsinbox: real money, wallets proven by their phones' SMS"
 	}
 	return "sandbox: test mode, no money moves"

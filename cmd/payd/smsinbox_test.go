@@ -15,8 +15,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
 )
@@ -27,9 +27,7 @@ import (
 func newInboxHarness(t *testing.T) *harness {
 	t.Helper()
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarness(t, func(c *payd.Config) {
-		c.Provider, c.SMSSilence = payd.ProviderSMSInbox, 5*time.Minute
-	})
+	h := newHarness(t, paydtest.WithSMSInbox(smsinbox.Config{Silence: 5 * time.Minute}))
 	h.syncClock()
 	return h
 }

@@ -12,6 +12,7 @@ import (
 	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/conformance/httpsuite"
 	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -48,8 +49,8 @@ func TestHTTPConformance(t *testing.T) {
 	}
 	// The reference server on the wall clock with its workers, short
 	// intervals and payd serve's rate limits.
-	srv := paydtest.MustRunMain(t, func(c *payd.Config) {
-		c.Sandbox.PayoutDelay, c.PollInterval = 500*time.Millisecond, 100*time.Millisecond
+	srv := paydtest.MustRunMain(t, paydtest.WithSandbox(sandbox.Config{PayoutDelay: 500 * time.Millisecond}), func(c *payd.Config) {
+		c.Engine.PollInterval = 100 * time.Millisecond
 		c.RateLimits = transport.DefaultRateLimits
 	})
 	httpsuite.Run(httpsuite.Testing(t), httpsuite.Target{
