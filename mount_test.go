@@ -293,3 +293,31 @@ func TestPublicURLChecked(t *testing.T) {
 		t.Error("SetPublicURL moved the mount from the root")
 	}
 }
+
+// TestConfigErrorsNameGoFields: what New refuses it names as a Go field,
+// never as a command-line flag.
+func TestConfigErrorsNameGoFields(t *testing.T) {
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	keyring, _ := engine.NewKeyring(make([]byte, engine.MasterKeySize))
+	sb, _ := sandbox.New(sandbox.Config{})
+	for _, c := range []struct {
+		cfg  payd.Config
+		want string
+	}{
+		{payd.Config{Keyring: keyring, Provider: sb}, "payd.Config.Store is nil"},
+		{payd.Config{Store: store, Provider: sb}, "payd.Config.Keyring is nil"},
+		{payd.Config{Store: store, Keyring: keyring}, "payd.Config.Provider is nil"},
+		{payd.Config{Store: store, Keyring: keyring, Provider: sb, Engine: engine.Config{Provider: sb}}, "payd.Config.Engine.Provider is set"},
+		{payd.Config{Store: store, Keyring: keyring, Provider: sb, Engine: engine.Config{APIPrefix: "/x"}}, "payd.Config.Engine.APIPrefix is set"},
+		{payd.Config{Store: store, Keyring: keyring, Provider: sb, APIPrefix: "api"}, "payd.Config.APIPrefix"},
+	} {
+		_, err := payd.New(c.cfg)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "--") {
+			t.Errorf("%s: got %v", c.want, err)
+		}
+	}
+}
