@@ -69,7 +69,8 @@ func (m *Main) RunOps(ln net.Listener) {
 }
 
 // RunConsole serves the operator console (App.Console, under /console) on
-// ln, apart from the API, until Close or Stop.
+// ln, apart from the API, until Close or Stop. Its links follow the path
+// of Config.PublicURL, as the API's do: a proxy in front of ln strips it.
 func (m *Main) RunConsole(ln net.Listener) {
 	m.console = &http.Server{
 		Handler:           m.App.Console,

@@ -40,7 +40,7 @@ flags:
 	sf.register(fs)
 	var ev envDefaults
 	addr := fs.String("addr", env("PAYD_ADDR", "127.0.0.1:8080"), "address to listen on (env PAYD_ADDR)")
-	publicURL := fs.String("public-url", env("PAYD_PUBLIC_URL", ""), "URL at which payers reach this server, for checkout links; an https one also makes the console's cookies Secure whatever a request says (default http://<addr>) (env PAYD_PUBLIC_URL)")
+	publicURL := fs.String("public-url", env("PAYD_PUBLIC_URL", ""), "URL at which payers reach this server, for checkout links (a path in it, e.g. https://shop.example/payd, is where a reverse proxy that strips it serves payd: every link payd writes starts with it); an https one also makes the console's cookies Secure whatever a request says (default http://<addr>) (env PAYD_PUBLIC_URL)")
 	var proxies proxiesFlag
 	ev.proxies(&proxies, "PAYD_TRUSTED_PROXY")
 	fs.Var(&proxies, "trusted-proxy", "comma-separated addresses and CIDR prefixes of the reverse proxies in front of payd, e.g. 127.0.0.1 or 10.0.0.0/8: from these peers the console believes X-Forwarded-For (the client is its right-most address that is not a trusted proxy's) and X-Forwarded-Proto; none by default (env PAYD_TRUSTED_PROXY)")
