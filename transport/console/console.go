@@ -75,10 +75,10 @@ type Config struct {
 	PayRate transport.Rate
 }
 
-// Path is where the console is mounted.
+// Path is where the console is, under the handlers' mount (Config.Mount).
 const Path = "/console"
 
-// PayPath is where payment links are mounted.
+// PayPath is where payment links are, under the handlers' mount.
 const PayPath = "/pay/"
 
 // Cookie names. The session cookie holds the session's token; the login
