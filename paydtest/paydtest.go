@@ -16,8 +16,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -41,9 +43,12 @@ type Server struct {
 	*payd.App
 	// Config is what App was built from.
 	Config payd.Config
-	// URL is the server's root, e.g. http://127.0.0.1:PORT; the API is
-	// under URL + "/api".
+	// URL is where payd is reached, e.g. http://127.0.0.1:PORT (plus
+	// Mount); the API is under URL + "/api".
 	URL string
+	// Mount is the path the server serves payd under with
+	// http.StripPrefix (WithMount); "" at the root.
+	Mount string
 	// OpsURL is the root of the operations endpoints (App.OpsHandler:
 	// /metrics, /healthz, /readyz), on a listener of their own.
 	OpsURL string
@@ -71,6 +76,12 @@ type Server struct {
 
 // Option changes a Server's configuration before its App is built.
 type Option func(*payd.Config)
+
+// WithMount serves payd under path ("/payments") with http.StripPrefix,
+// as a host mounts it: PublicURL and URL name it.
+func WithMount(path string) Option {
+	return func(c *payd.Config) { c.PublicURL = strings.TrimRight(c.PublicURL, "/") + path }
+}
 
 // WithSandbox makes the provider a sandbox built from cfg (on the
 // server's clock unless cfg has one).
@@ -129,6 +140,10 @@ func Open(dir string, opts ...Option) (*Server, error) {
 	// The handler is read on each request, so that the sandbox's checkout
 	// links can name the server's own URL, and Restart can replace it.
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.Mount != "" {
+			http.StripPrefix(s.Mount, s.App.Handler).ServeHTTP(w, r)
+			return
+		}
 		s.App.Handler.ServeHTTP(w, r)
 	}))
 	s.onClose(s.srv.Close)
@@ -163,6 +178,10 @@ func (s *Server) build(opts []Option) error {
 	app, err := payd.New(s.Config)
 	if err != nil {
 		return err
+	}
+	if u, err := url.Parse(s.Config.PublicURL); err == nil {
+		s.Mount = strings.TrimRight(u.Path, "/")
+		s.URL = s.srv.URL + s.Mount
 	}
 	s.App = app
 	s.Sandbox, _ = app.Provider.(*sandbox.Provider)
