@@ -321,3 +321,41 @@ func TestConfigErrorsNameGoFields(t *testing.T) {
 		}
 	}
 }
+
+// TestHostHeaderWritesNoLink: a request whose Host (and forwarding
+// headers) name another site gets links under the configured public URL
+// all the same: payd never builds a URL from what a client says it
+// reached.
+func TestHostHeaderWritesNoLink(t *testing.T) {
+	ctx := context.Background()
+	m := newMounted(t)
+	creds, err := m.app.Engine.CreateOrganization(ctx, engine.OrganizationSettings{Name: ptr("Hosted")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := func(method, path, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, m.url+path, strings.NewReader(body))
+		req.Host = "evil.example"
+		req.Header.Set("X-Forwarded-Host", "evil.example")
+		req.Header.Set("X-Forwarded-Proto", "https")
+		req.Header.Set("Authorization", "Bearer "+creds.APIKey.APIKey)
+		res, err := m.web.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := forged(http.MethodPost, mountPath+"/api/v1/deposits",
+		`{"amount":"500","payment_method":"bkash","redirect_url":"https://shop.example/return","merchant_id":"forged-host"}`)
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(b), `"redirect_url":"`+m.url+mountPath+`/checkout/`) || strings.Contains(string(b), "evil") {
+		t.Errorf("deposit created with a forged Host: %d %s", res.StatusCode, b)
+	}
+	res = forged(http.MethodGet, mountPath+"/console/", "")
+	res.Body.Close()
+	if loc := res.Header.Get("Location"); loc != mountPath+"/console/login?next=%2Fconsole%2F" {
+		t.Errorf("console redirect with a forged Host: %q", loc)
+	}
+}
