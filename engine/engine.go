@@ -43,6 +43,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -59,7 +60,8 @@ type Config struct {
 	// CheckMasterKey before serving.
 	Keyring *Keyring
 	// APIPrefix is the host-relative prefix of the API ("/api" by
-	// default), which verify endpoints in resources and events include.
+	// default; "/" for the root), which verify endpoints in resources and
+	// events include.
 	APIPrefix string
 
 	// VerificationGrace is how long past a deposit's deadline a delayed
@@ -182,6 +184,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.APIPrefix == "" {
 		cfg.APIPrefix = "/api"
 	}
+	cfg.APIPrefix = strings.TrimRight(cfg.APIPrefix, "/") // "/": the host's root
 	setDefault(&cfg.VerificationGrace, 15*time.Minute)
 	setDefault(&cfg.LeaseDuration, time.Minute)
 	setDefault(&cfg.LookupTimeout, 20*time.Second)

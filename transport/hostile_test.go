@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/storage/postgres"
@@ -163,8 +163,8 @@ func isPostgres(dsn string) bool {
 // and the admin commands reach both's tables): a postgres:// URL selects
 // Postgres, anything else is a SQLite file path.
 // Its error holds none of the DSN's passwords.
-func openStore(ctx context.Context, dsn string) (paydserver.Store, error) {
-	var store paydserver.Store
+func openStore(ctx context.Context, dsn string) (payd.Store, error) {
+	var store payd.Store
 	var err error
 	if isPostgres(dsn) {
 		store, err = postgres.Open(ctx, dsn, sandbox.Migrations(), smsinbox.Migrations())

@@ -22,3 +22,7 @@ func Migrations() engine.MigrationLine {
 	}
 	return engine.MigrationLine{Name: "sandbox", Files: files, Formerly: map[int]int{1: 2, 2: 3, 3: 10}}
 }
+
+// Migrations is the provider's migration line (the package's Migrations),
+// which payd.New checks the store has applied.
+func (p *Provider) Migrations() engine.MigrationLine { return Migrations() }

@@ -23,3 +23,7 @@ func Migrations() engine.MigrationLine {
 	}
 	return engine.MigrationLine{Name: "smsinbox", Files: files, Formerly: map[int]int{1: 6, 2: 7, 3: 13, 4: 15}}
 }
+
+// Migrations is the provider's migration line (the package's Migrations),
+// which payd.New checks the store has applied.
+func (p *Provider) Migrations() engine.MigrationLine { return Migrations() }

@@ -1,4 +1,4 @@
-package paydserver_test
+package payd_test
 
 import (
 	"context"
@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
@@ -28,21 +29,38 @@ func TestRefusesASchemaBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := paydserver.Config{Store: store, Keyring: keyring, PublicURL: "https://pay.example", APIPrefix: "/api"}
-	for _, c := range []struct{ provider, want string }{
-		{paydserver.ProviderSandbox, `line "sandbox" is at version 0, this code needs 3 (missing 0001, 0002, 0003)`},
-		{paydserver.ProviderSMSInbox, `line "smsinbox" is at version 0, this code needs 4 (missing 0001, 0002, 0003, 0004)`},
+	newInbox := func() engine.Provider {
+		p, err := smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(store), Keyring: keyring})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	newSandbox := func() engine.Provider {
+		p, err := sandbox.New(sandbox.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cfg := payd.Config{Store: store, Keyring: keyring, PublicURL: "https://pay.example", APIPrefix: "/api"}
+	for _, c := range []struct {
+		provider func() engine.Provider
+		want     string
+	}{
+		{newSandbox, `line "sandbox" is at version 0, this code needs 3 (missing 0001, 0002, 0003)`},
+		{newInbox, `line "smsinbox" is at version 0, this code needs 4 (missing 0001, 0002, 0003, 0004)`},
 	} {
-		cfg.Provider = c.provider
-		if _, err := paydserver.New(cfg); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: New = %v, want an error saying %s", c.provider, err, c.want)
+		cfg.Provider = c.provider()
+		if _, err := payd.New(cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New = %v, want an error saying %s", err, c.want)
 		}
 	}
 	if _, err := store.Migrate(ctx, smsinbox.Migrations()); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Provider = paydserver.ProviderSMSInbox
-	app, err := paydserver.New(cfg)
+	cfg.Provider = newInbox()
+	app, err := payd.New(cfg)
 	if err != nil {
 		t.Fatalf("migrated: %v", err)
 	}

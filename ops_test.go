@@ -1,4 +1,4 @@
-package paydserver_test
+package payd_test
 
 import (
 	"bufio"
@@ -15,9 +15,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -148,7 +148,7 @@ func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
 // the deployment's prefix.
 func TestMetricsRouteLabelLacksAPIPrefix(t *testing.T) {
 	for _, prefix := range []string{"/api", "/pay/api", ""} {
-		s := paydtest.MustOpen(t, func(c *paydserver.Config) { c.APIPrefix = prefix })
+		s := paydtest.MustOpen(t, func(c *payd.Config) { c.APIPrefix = prefix })
 		for _, path := range []string{"/v1/balance", "/v1/deposits/dep_x", "/v1/nosuch"} {
 			if res := s.Do(nil, paydtest.Request{Method: http.MethodGet, Path: prefix + path}); res.Status != http.StatusUnauthorized && res.Status != http.StatusNotFound {
 				t.Fatalf("prefix %q: GET %s: %d %s", prefix, path, res.Status, res.Body)
@@ -202,7 +202,7 @@ func (b *syncBuffer) lines(t *testing.T) []map[string]any {
 
 func TestRequestIDIsAnsweredAndLogged(t *testing.T) {
 	var logs syncBuffer
-	s := paydtest.MustOpen(t, func(c *paydserver.Config) {
+	s := paydtest.MustOpen(t, func(c *payd.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	})
 	org := s.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})

@@ -1,4 +1,4 @@
-package paydserver_test
+package payd_test
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/storage/postgres"
@@ -36,7 +36,7 @@ func onPostgres(t *testing.T, maxConns string) paydtest.Option {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return func(c *paydserver.Config) { c.Store = store }
+	return func(c *payd.Config) { c.Store = store }
 }
 
 // holdTx opens a read-write transaction and holds it until release.

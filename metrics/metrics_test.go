@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/payd-engine/payd/paydserver/metrics"
+	"github.com/payd-engine/payd/metrics"
 )
 
 // TestPayoutYieldSeconds: the waits the engine tells (engine.Observer) add

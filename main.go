@@ -1,4 +1,4 @@
-package paydserver
+package payd
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func (m *Main) Run(ln net.Listener) {
 	var workCtx context.Context
 	workCtx, m.stopWork = context.WithCancel(context.Background())
 	m.worked = make(chan error, 1)
-	go func() { m.worked <- m.App.RunEngine(workCtx) }()
+	go func() { m.worked <- m.App.Run(workCtx) }()
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.srv.Serve(ln) }()
 }
@@ -69,7 +69,8 @@ func (m *Main) RunOps(ln net.Listener) {
 }
 
 // RunConsole serves the operator console (App.Console, under /console) on
-// ln, apart from the API, until Close or Stop.
+// ln, apart from the API, until Close or Stop. Its links follow the path
+// of Config.PublicURL, as the API's do: a proxy in front of ln strips it.
 func (m *Main) RunConsole(ln net.Listener) {
 	m.console = &http.Server{
 		Handler:           m.App.Console,

@@ -1,4 +1,4 @@
-package paydserver
+package payd
 
 import (
 	"context"

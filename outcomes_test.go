@@ -1,4 +1,4 @@
-package paydserver_test
+package payd_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 )
 
 func gaugeValue(t *testing.T, families map[string]*dto.MetricFamily, name string, labels map[string]string) float64 {

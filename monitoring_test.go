@@ -1,4 +1,4 @@
-package paydserver_test
+package payd_test
 
 import (
 	"bufio"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
 // exportedMetrics are the names every series payd can export may have,
@@ -20,7 +20,7 @@ import (
 func exportedMetrics(t *testing.T) map[string]bool {
 	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
 	names := map[string]bool{}
-	for _, opts := range [][]paydtest.Option{nil, {func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox }}} {
+	for _, opts := range [][]paydtest.Option{nil, {paydtest.WithSMSInbox(smsinbox.Config{})}} {
 		s := paydtest.MustOpen(t, opts...)
 		ch := make(chan *prometheus.Desc)
 		go func() { s.Metrics.Registry.Describe(ch); close(ch) }()
@@ -53,7 +53,7 @@ func TestMonitoringDocsNameExistingMetrics(t *testing.T) {
 		}
 	}
 	var exprs []string
-	f, err := os.Open("../docs/monitoring/alerts.yml")
+	f, err := os.Open("docs/monitoring/alerts.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestMonitoringDocsNameExistingMetrics(t *testing.T) {
 	if alerts == 0 || alerts != len(exprs) {
 		t.Fatalf("alerts.yml: %d alerts, %d one-line expressions", alerts, len(exprs))
 	}
-	b, err := os.ReadFile("../docs/monitoring/grafana-dashboard.json")
+	b, err := os.ReadFile("docs/monitoring/grafana-dashboard.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package paydserver_test
+package payd_test
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 )
 
 // plantLedgerDifference moves org's available balance row a poisha away
@@ -114,10 +114,10 @@ func TestMetricsReportTheLedgerCheck(t *testing.T) {
 	}
 }
 
-// TestLedgerIsCheckedInTheBackground: RunEngine checks the ledger by
+// TestLedgerIsCheckedInTheBackground: Run checks the ledger by
 // itself, first within ledgerCheckFirstDelay, then every interval.
 func TestLedgerIsCheckedInTheBackground(t *testing.T) {
-	s := paydtest.MustOpen(t, func(c *paydserver.Config) { c.LedgerCheckInterval = 2 * time.Hour })
+	s := paydtest.MustOpen(t, func(c *payd.Config) { c.LedgerCheckInterval = 2 * time.Hour })
 	org := s.NewOrg(engine.OrganizationSettings{})
 	s.Fund(org, "1000")
 	s.Run()

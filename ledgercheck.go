@@ -1,18 +1,18 @@
-package paydserver
+package payd
 
 import (
 	"context"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver/metrics"
+	"github.com/payd-engine/payd/metrics"
 )
 
-// DefaultLedgerCheckInterval is how often RunEngine verifies the ledger
+// DefaultLedgerCheckInterval is how often Run verifies the ledger
 // unless Config.LedgerCheckInterval says otherwise.
 const DefaultLedgerCheckInterval = time.Hour
 
-// ledgerCheckFirstDelay is the longest RunEngine waits before its first
+// ledgerCheckFirstDelay is the longest Run waits before its first
 // check: soon after a deploy, but not at every restart of a process that
 // keeps crashing.
 const ledgerCheckFirstDelay = 5 * time.Minute

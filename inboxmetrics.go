@@ -1,11 +1,11 @@
-package paydserver
+package payd
 
 import (
 	"context"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver/metrics"
+	"github.com/payd-engine/payd/metrics"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 

@@ -1,4 +1,4 @@
-package paydserver
+package payd
 
 import (
 	"context"
@@ -23,11 +23,13 @@ type Readier interface {
 // 503 within a scraper's timeout instead of never.
 const readyTimeout = 3 * time.Second
 
-// RunEngine runs the engine's background work until ctx ends, as
-// Engine.Run does, and marks it running for readiness meanwhile. Beside it,
-// in a goroutine of its own, it checks the ledger every
-// Config.LedgerCheckInterval (CheckLedger).
-func (a *App) RunEngine(ctx context.Context) error {
+// Run is the background work of this payd, the one way to start it: the
+// engine's (verification, expiry, payouts, webhooks: Engine.Run, which is
+// not to be called apart) until ctx ends, marked running for readiness, and
+// beside it a check of the ledger every Config.LedgerCheckInterval
+// (CheckLedger). Main.Run calls it. More than one Run, in this process or
+// others over the same database, share the work through leases.
+func (a *App) Run(ctx context.Context) error {
 	a.working.Add(1)
 	defer a.working.Add(-1)
 	if a.ledgerEvery > 0 {

@@ -1,4 +1,4 @@
-package paydserver_test
+package payd_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/transport/signing"
 )
 
@@ -16,7 +16,7 @@ import (
 // in process, without the network: issue 18's signed GET, whose allocs/op
 // do not depend on what else the machine runs.
 //
-//	go test -run '^$' -bench SignedGetDeposit -benchmem ./paydserver/
+//	go test -run '^$' -bench SignedGetDeposit -benchmem .
 func BenchmarkSignedGetDeposit(b *testing.B) {
 	s := paydtest.MustOpen(b)
 	org := s.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})

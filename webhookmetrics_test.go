@@ -1,4 +1,4 @@
-package paydserver_test
+package payd_test
 
 import (
 	"context"
@@ -6,9 +6,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -17,7 +17,7 @@ import (
 // counter keeps how many this process disabled.
 func TestMetricsReportDisabledEndpoints(t *testing.T) {
 	ctx := context.Background()
-	s := paydtest.MustOpen(t, func(c *paydserver.Config) { c.Webhooks = transport.NewWebhookClient(true) })
+	s := paydtest.MustOpen(t, func(c *payd.Config) { c.Webhooks = transport.NewWebhookClient(true) })
 	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusGone) }))
 	defer gone.Close()
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))

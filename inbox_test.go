@@ -1,4 +1,4 @@
-package paydserver_test
+package payd_test
 
 import (
 	"bytes"
@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
@@ -18,9 +17,7 @@ import (
 // value, as the clock moves past the silence limit.
 func TestMetricsReportTheSMSInbox(t *testing.T) {
 	ctx := context.Background()
-	s := paydtest.MustOpen(t, func(c *paydserver.Config) {
-		c.Provider, c.SMSSilence = paydserver.ProviderSMSInbox, 5*time.Minute
-	})
+	s := paydtest.MustOpen(t, paydtest.WithSMSInbox(smsinbox.Config{Silence: 5 * time.Minute}))
 	org := s.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	proven := s.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
 	s.AddWallet(org, "bkash", "cash_out", "01899999999", "Unproven")
@@ -76,7 +73,7 @@ func TestMetricsReportTheSMSInbox(t *testing.T) {
 // records them.
 func TestMetricsReportPayoutsWaitingForAnOperator(t *testing.T) {
 	ctx := context.Background()
-	s := paydtest.MustOpen(t, func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox })
+	s := paydtest.MustOpen(t, paydtest.WithSMSInbox(smsinbox.Config{}))
 	org := s.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
 	s.Fund(org, "10000")
 	waiting := func(state string) (items, age float64) {
