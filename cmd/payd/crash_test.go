@@ -26,9 +26,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/transport/signing"
@@ -450,7 +450,7 @@ type crashRows struct {
 	sums     map[string]decimal.Decimal
 }
 
-func readCrashRows(t *testing.T, store paydserver.Store, orgID string) crashRows {
+func readCrashRows(t *testing.T, store payd.Store, orgID string) crashRows {
 	t.Helper()
 	var r crashRows
 	err := store.ReadTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
@@ -472,7 +472,7 @@ func readCrashRows(t *testing.T, store paydserver.Store, orgID string) crashRows
 
 // crashQuiescent reports whether every deposit and withdrawal is settled
 // and every event was delivered.
-func crashQuiescent(t *testing.T, store paydserver.Store, orgID string, l *crashLedger, rcv *paydtest.Receiver) (bool, string) {
+func crashQuiescent(t *testing.T, store payd.Store, orgID string, l *crashLedger, rcv *paydtest.Receiver) (bool, string) {
 	t.Helper()
 	r := readCrashRows(t, store, orgID)
 	kinds := map[string]int{}
@@ -496,7 +496,7 @@ func crashQuiescent(t *testing.T, store paydserver.Store, orgID string, l *crash
 }
 
 // crashCheck checks every promise against the database.
-func crashCheck(t *testing.T, store paydserver.Store, db, orgID string, l *crashLedger, rcv *paydtest.Receiver) {
+func crashCheck(t *testing.T, store payd.Store, db, orgID string, l *crashLedger, rcv *paydtest.Receiver) {
 	t.Helper()
 	ctx := context.Background()
 	r := readCrashRows(t, store, orgID)
