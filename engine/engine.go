@@ -7,6 +7,7 @@
 //
 //	engine.go        Config, Engine, New; helpers every operation uses
 //	store.go         Store, Tx and their parameters: what a database implements
+//	migration.go     MigrationLine: a plug-in's own schema changes, migrated per line
 //	provider.go      Provider and its requests and reports (lookups, checkouts, payouts)
 //	organization.go  organizations, their settings and fee rules
 //	apikey.go        API keys and authentication; keycache.go caches them
@@ -43,6 +44,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -59,7 +61,8 @@ type Config struct {
 	// CheckMasterKey before serving.
 	Keyring *Keyring
 	// APIPrefix is the host-relative prefix of the API ("/api" by
-	// default), which verify endpoints in resources and events include.
+	// default; "/" for the root), which verify endpoints in resources and
+	// events include.
 	APIPrefix string
 
 	// VerificationGrace is how long past a deposit's deadline a delayed
@@ -169,6 +172,8 @@ type Engine struct {
 	keys keyCache
 	// deliveries tracks webhook posts in flight.
 	deliveries dispatcher
+	// outage is the database outage the background work is waiting out.
+	outage dbOutage
 }
 
 // New returns an Engine over cfg.
@@ -182,6 +187,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.APIPrefix == "" {
 		cfg.APIPrefix = "/api"
 	}
+	cfg.APIPrefix = strings.TrimRight(cfg.APIPrefix, "/") // "/": the host's root
 	setDefault(&cfg.VerificationGrace, 15*time.Minute)
 	setDefault(&cfg.LeaseDuration, time.Minute)
 	setDefault(&cfg.LookupTimeout, 20*time.Second)

@@ -187,3 +187,21 @@ type Payout struct {
 	CreatedAt   time.Time
 	CompletedAt time.Time
 }
+
+// SandboxPayment is a simulated wallet payment, in the contract's fields,
+// that a test-mode provider records for the organization whose sandbox
+// holds it (the only one whose deposits it can prove): the sandbox
+// provider takes it and the HTTP layer builds it, so both name this one
+// type. Type is optional (cash_out, payment, send_money); an empty
+// CompletedAt (RFC 3339) means now.
+type SandboxPayment struct {
+	OrganizationID string
+	Channel        string
+	TransactionID  string
+	PayerPhone     string
+	RecipientPhone string
+	Amount         string
+	Status         string
+	CompletedAt    string
+	Type           string
+}

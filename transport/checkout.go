@@ -56,8 +56,9 @@ type checkoutView struct {
 	Nonce                                         string
 	CSS                                           template.CSS
 	Script                                        template.JS
-	Token, PageURL                                string
-	NotFound                                      bool
+	// Mount is the path the handler is served under (Config.Mount).
+	Token, PageURL, Mount string
+	NotFound              bool
 
 	Amount, ChannelName, ChannelClass, OperationName string
 	Status, StatusText                               string
@@ -94,7 +95,7 @@ func (v *checkoutView) T(key string, args ...any) string { return translate(v.La
 
 // ActionURL is where a form of the page posts.
 func (v *checkoutView) ActionURL(action string) string {
-	return "/checkout/" + url.PathEscape(v.Token) + "/" + action + "?lang=" + v.Lang
+	return v.Mount + "/checkout/" + url.PathEscape(v.Token) + "/" + action + "?lang=" + v.Lang
 }
 
 // checkoutPage serves GET /checkout/{token}: the hosted checkout of a
@@ -124,14 +125,14 @@ type pageMessage struct {
 func (s *server) renderCheckout(w http.ResponseWriter, r *http.Request, status int, msg pageMessage) error {
 	lang := checkoutLanguage(r)
 	token := r.PathValue("token")
-	v := &checkoutView{Lang: lang, CSS: checkoutCSS, Script: checkoutScript, Token: token, MaxAttempts: engine.MaxAttempts}
+	v := &checkoutView{Lang: lang, CSS: checkoutCSS, Script: checkoutScript, Token: token, Mount: s.mount, MaxAttempts: engine.MaxAttempts}
 	v.OtherLang = langBangla
 	if lang == langBangla {
 		v.OtherLang = langEnglish
 	}
 	v.OtherLangName = translate(v.OtherLang, "lang_name")
 	v.LangSwitchURL = "?lang=" + v.OtherLang
-	v.PageURL = "/checkout/" + url.PathEscape(token) + "?lang=" + lang
+	v.PageURL = s.mount + "/checkout/" + url.PathEscape(token) + "?lang=" + lang
 	v.Nonce = newNonce()
 
 	d, err := s.depositByToken(r.Context(), token)
@@ -375,7 +376,7 @@ func (s *server) checkoutPay(w http.ResponseWriter, r *http.Request) error {
 		if _, err := s.sandbox.RecordPayment(r.Context(), payment); err != nil {
 			return s.afterCheckoutAction(w, r, err, pageMessage{})
 		}
-		return redirectToPage(w, r, "&sandbox=1&txid="+txID)
+		return s.redirectToPage(w, r, "&sandbox=1&txid="+txID)
 	}
 	_, err = s.sandbox.RecordPayment(r.Context(), payment)
 	if err == nil {
@@ -406,7 +407,7 @@ func (s *server) afterCheckoutAction(w http.ResponseWriter, r *http.Request, err
 	var e *engine.Error
 	switch {
 	case err == nil:
-		return redirectToPage(w, r, "")
+		return s.redirectToPage(w, r, "")
 	case errors.As(err, &e) && e.Code == engine.CodeNotFound:
 		return s.renderCheckout(w, r, http.StatusNotFound, pageMessage{})
 	case errors.As(err, &e) && e.Code != engine.CodeInternal && statusByCode[e.Code] != 0:
@@ -418,8 +419,8 @@ func (s *server) afterCheckoutAction(w http.ResponseWriter, r *http.Request, err
 
 // redirectToPage answers 303 to the checkout page in the page's language,
 // with extra query parameters (starting with "&") when given.
-func redirectToPage(w http.ResponseWriter, r *http.Request, extra string) error {
-	w.Header().Set("Location", "/checkout/"+url.PathEscape(r.PathValue("token"))+"?lang="+checkoutLanguage(r)+extra)
+func (s *server) redirectToPage(w http.ResponseWriter, r *http.Request, extra string) error {
+	w.Header().Set("Location", s.mount+"/checkout/"+url.PathEscape(r.PathValue("token"))+"?lang="+checkoutLanguage(r)+extra)
 	w.WriteHeader(http.StatusSeeOther)
 	return nil
 }

@@ -82,7 +82,7 @@ func (s *server) createDeposit(w http.ResponseWriter, r *http.Request) error {
 	if created && d.CheckoutMode == engine.CheckoutH2H {
 		status = http.StatusCreated
 	}
-	writeJSON(w, status, engine.DepositCreatedView(d, s.engine.Now(), s.prefix))
+	writeJSON(w, status, engine.DepositCreatedView(d, s.engine.Now(), s.links))
 	return nil
 }
 
@@ -105,6 +105,6 @@ func (s *server) getDeposit(w http.ResponseWriter, r *http.Request) error {
 	if err := s.signIfH2H(r, p, d.CheckoutMode == engine.CheckoutH2H); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, engine.DepositView(d, s.engine.Now(), s.prefix))
+	writeJSON(w, http.StatusOK, engine.DepositView(d, s.engine.Now(), s.links))
 	return nil
 }

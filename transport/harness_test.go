@@ -5,8 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
@@ -44,9 +43,7 @@ func ptr[T any](v T) *T { return &v }
 // newInboxHarness is a harness with the SMS inbox provider.
 func newInboxHarness(t *testing.T) *harness {
 	t.Helper()
-	return newHarness(t, func(c *paydserver.Config) {
-		c.Provider, c.SMSSilence = paydserver.ProviderSMSInbox, 5*time.Minute
-	})
+	return newHarness(t, paydtest.WithSMSInbox(smsinbox.Config{Silence: 5 * time.Minute}))
 }
 
 // addDevice registers a phone that receives the SMS of wallets, as payd

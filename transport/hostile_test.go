@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
@@ -53,7 +53,7 @@ func TestHostileInput(t *testing.T) {
 			if kind == "postgres" {
 				url := pgtest.URL(t)
 				h = newHarness(t)
-				store, err := postgres.Open(context.Background(), url)
+				store, err := postgres.Open(context.Background(), url, sandbox.Migrations())
 				if err != nil {
 					t.Fatal(err)
 				}

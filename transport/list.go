@@ -127,7 +127,7 @@ func (s *server) listDeposits(w http.ResponseWriter, r *http.Request) error {
 	now := s.engine.Now()
 	body := listBody{Data: make([]any, len(page.Data)), HasMore: page.HasMore}
 	for i, d := range page.Data {
-		body.Data[i] = engine.DepositView(d, now, s.prefix)
+		body.Data[i] = engine.DepositView(d, now, s.links)
 	}
 	writeJSON(w, http.StatusOK, body)
 	return nil

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
@@ -113,7 +113,7 @@ func (d *apiDoc) validateSchema(name string, body []byte) {
 // successes and main errors) and validates each answer against the served
 // OpenAPI 3.1 document; then checks that every operation was exercised.
 func TestOpenAPI(t *testing.T) {
-	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutMode: "manual", UnavailableMethods: []string{"upay"}}))
+	h := newHarness(t, paydtest.WithSandbox(sandbox.Config{PayoutMode: "manual", UnavailablePayoutMethods: []string{"upay"}}))
 	doc := loadAPIDoc(t, h.URL+"/api/openapi.json")
 	if doc.doc["openapi"] != "3.1.0" {
 		t.Fatalf("openapi %v", doc.doc["openapi"])

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -237,9 +238,8 @@ func TestConcurrentRefundsNeverExceedDeposit(t *testing.T) {
 // stores.
 func TestRefundMerchantStory(t *testing.T) {
 	eachStore(t, func(t *testing.T, h *harness) {
-		h.Rebuild(func(c *paydserver.Config) {
+		h.Rebuild(paydtest.WithSandbox(sandbox.Config{PayoutMode: "manual"}), func(c *payd.Config) {
 			c.Webhooks = transport.NewWebhookClient(true)
-			c.Sandbox = paydserver.SandboxSettings{PayoutMode: "manual"}
 		})
 		org := refundOrg(h)
 		rcv := paydtest.NewReceiver(t, nil)
@@ -348,7 +348,7 @@ func TestRefundMerchantStory(t *testing.T) {
 // TestRefundFailsAndReleases: a refund the provider fails releases its
 // hold, frees its amount for another refund, and carries failure_code.
 func TestRefundFailsAndReleases(t *testing.T) {
-	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutMode: "manual"}))
+	h := newHarness(t, paydtest.WithSandbox(sandbox.Config{PayoutMode: "manual"}))
 	org := refundOrg(h)
 	dep := h.paidH2H(org, "fail", "500", "FAIL1")
 	rf := h.refund(org, dep, `{"merchant_id":"f1"}`, true)
@@ -380,7 +380,7 @@ func TestRefundFailsAndReleases(t *testing.T) {
 // TestRefundAutoSettles: in auto mode a refund settles by itself after
 // the delay, as payouts do.
 func TestRefundAutoSettles(t *testing.T) {
-	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutMode: "auto", PayoutDelay: 2 * time.Second}))
+	h := newHarness(t, paydtest.WithSandbox(sandbox.Config{PayoutMode: "auto", PayoutDelay: 2 * time.Second}))
 	org := refundOrg(h)
 	dep := h.paidH2H(org, "auto", "300", "AUTO1")
 	rf := h.refund(org, dep, `{"merchant_id":"a1"}`, true)

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/transport/signing"
 )
 
@@ -26,7 +27,7 @@ import (
 // TestSandboxScopedToOrganization: one organization's outage switch and its
 // recorded payments reach no other organization.
 func TestSandboxScopedToOrganization(t *testing.T) {
-	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutDelay: time.Second}))
+	h := newHarness(t, paydtest.WithSandbox(sandbox.Config{PayoutDelay: time.Second}))
 	victim := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true), WithdrawalsEnabled: ptr(true)})
 	attacker := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	h.AddWallet(victim, "bkash", "cash_out", "01811111111", "Agent")
@@ -197,7 +198,7 @@ func rawPost(addr, path, apiKey string, size int) (status, answer string, err er
 // checkout, so the access log shows no more of it than a hint.
 func TestCheckoutTokenNotInAccessLog(t *testing.T) {
 	var logs paydtest.SyncBuffer
-	h := newHarness(t, func(c *paydserver.Config) {
+	h := newHarness(t, func(c *payd.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
 	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})

@@ -71,11 +71,9 @@ type Sandbox interface {
 }
 
 // SandboxPayment is a simulated payment in the contract's fields, and the
-// organization whose sandbox records it.
-type SandboxPayment struct {
-	OrganizationID                                                                        string
-	Channel, TransactionID, PayerPhone, RecipientPhone, Amount, Status, CompletedAt, Type string
-}
+// organization whose sandbox records it: the engine's type, which the
+// sandbox provider takes as it is.
+type SandboxPayment = engine.SandboxPayment
 
 // MaxBodyBytes is the largest request body the API reads (413 beyond).
 const MaxBodyBytes = 64 << 10
@@ -86,6 +84,11 @@ type Config struct {
 	// Prefix is the path under which /v1 is served, e.g. "/api" (the
 	// reference server's) or "" for the root.
 	Prefix string
+	// Mount is the path under which the host serves the handler with
+	// http.StripPrefix ("/payments"; "" at the root). Routes stay
+	// relative to it; the links payd writes (checkout pages and forms,
+	// verify endpoints) begin with it.
+	Mount string
 	// Logger receives one line per request and the detail of every 500.
 	// Defaults to slog.Default().
 	Logger *slog.Logger
@@ -103,12 +106,15 @@ type Config struct {
 }
 
 type server struct {
-	engine  Engine
-	prefix  string
-	logger  *slog.Logger
-	sandbox Sandbox
-	devices Devices
-	observe func(route, method string, status int, elapsed time.Duration)
+	engine Engine
+	prefix string
+	// mount is Config.Mount; links is mount+prefix, where the API's links
+	// point.
+	mount, links string
+	logger       *slog.Logger
+	sandbox      Sandbox
+	devices      Devices
+	observe      func(route, method string, status int, elapsed time.Duration)
 	// limiters by requestClass.
 	limiters [4]*limiter
 }
@@ -120,6 +126,8 @@ func NewHandler(cfg Config) http.Handler {
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
+	s.mount = strings.TrimRight(cfg.Mount, "/")
+	s.links = s.mount + s.prefix
 	s.logger = slog.New(LogHandler(s.logger.Handler()))
 	s.limiters[classDefault] = newLimiter(cfg.RateLimits.Default, time.Now)
 	s.limiters[classVerify] = newLimiter(cfg.RateLimits.Verify, time.Now)
@@ -158,15 +166,15 @@ func NewHandler(cfg Config) http.Handler {
 	if s.prefix != "" {
 		// Outside the prefix too, a client gets the envelope, and a hint.
 		mux.Handle("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
-			example := s.prefix + "/v1/balance"
+			example := s.links + "/v1/balance"
 			if strings.HasPrefix(r.URL.Path, "/v1/") {
-				example = s.prefix + r.URL.Path
+				example = s.links + r.URL.Path
 			}
-			return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s; the API is under %s (e.g. %s)", r.URL.Path, s.prefix, example)
+			return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s; the API is under %s (e.g. %s)", s.mount+r.URL.Path, s.links, example)
 		}))
 	}
-	mux.Handle("GET /checkout/{token}", s.handle(s.checkoutPage))
-	mux.Handle("POST /checkout/{token}/verify", s.handle(s.checkoutVerify))
+	mux.Handle("GET /checkout/{token}", s.handle(pageUnavailable(s.checkoutPage)))
+	mux.Handle("POST /checkout/{token}/verify", s.handle(pageUnavailable(s.checkoutVerify)))
 	return limitBodies(s.logRequests(s.canonicalPaths(mux)))
 }
 
@@ -231,6 +239,7 @@ var statusByCode = map[string]int{
 	engine.CodeInternal:                http.StatusInternalServerError,
 	engine.CodeMethodUnavailable:       http.StatusServiceUnavailable,
 	engine.CodeVerificationUnavailable: http.StatusServiceUnavailable,
+	engine.CodeDatabaseUnavailable:     http.StatusServiceUnavailable,
 }
 
 // errorEnvelope is the body of every error response.
@@ -248,7 +257,10 @@ func (s *server) handle(h handlerFunc) http.Handler {
 			return
 		}
 		var e *engine.Error
-		if !errors.As(err, &e) || statusByCode[e.Code] == 0 {
+		if u := engine.UnavailableError(err); u != nil {
+			e = u
+			s.noteUnavailable(w, r, err)
+		} else if !errors.As(err, &e) || statusByCode[e.Code] == 0 {
 			if errors.Is(r.Context().Err(), context.Canceled) {
 				return // the client is gone; nobody reads an answer
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 )
@@ -18,7 +19,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, h *harness)) {
 		t.Run(kind, func(t *testing.T) {
 			h := newHarness(t)
 			if kind == "postgres" {
-				store, err := postgres.Open(context.Background(), pgtest.URL(t))
+				store, err := postgres.Open(context.Background(), pgtest.URL(t), sandbox.Migrations())
 				if err != nil {
 					t.Fatal(err)
 				}

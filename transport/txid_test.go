@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
 )
 
 // TestTransactionIDSquattingOverHTTP: an organization that submits the ID
@@ -14,7 +14,7 @@ import (
 // organization's payer does, blocks only itself. It failed before: the
 // victim's payer got 409 transaction_id_used.
 func TestTransactionIDSquattingOverHTTP(t *testing.T) {
-	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutDelay: time.Second}))
+	h := newHarness(t, paydtest.WithSandbox(sandbox.Config{PayoutDelay: time.Second}))
 	victim := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	squatter := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	other := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})

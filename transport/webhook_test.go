@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -61,7 +61,7 @@ func webhookHarness(t *testing.T) *harness {
 // rebuild rewires the app over the same store with another webhook client.
 func (h *harness) rebuild(client engine.WebhookClient) {
 	h.t.Helper()
-	h.Rebuild(func(c *paydserver.Config) { c.Webhooks = client })
+	h.Rebuild(func(c *payd.Config) { c.Webhooks = client })
 }
 
 func (h *harness) addEndpoint(org *testOrg, url string) (string, string) {

@@ -8,12 +8,12 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
 )
 
 func TestWithdrawalsOverHTTP(t *testing.T) {
-	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutDelay: 2 * time.Second, UnavailableMethods: []string{"upay"}}))
+	h := newHarness(t, paydtest.WithSandbox(sandbox.Config{PayoutDelay: 2 * time.Second, UnavailablePayoutMethods: []string{"upay"}}))
 	org := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true), WithdrawCommissionPercent: ptr(dec("1")), WithdrawCommissionFixed: ptr(dec("5"))})
 	other := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
 	disabled := h.NewOrg(engine.OrganizationSettings{})
@@ -123,7 +123,7 @@ func TestWithdrawalsOverHTTP(t *testing.T) {
 }
 
 func TestManualSandboxSettlement(t *testing.T) {
-	h := newHarness(t, paydtest.WithSandbox(paydserver.SandboxSettings{PayoutMode: "manual"}))
+	h := newHarness(t, paydtest.WithSandbox(sandbox.Config{PayoutMode: "manual"}))
 	org := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
 	other := h.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
 	h.Fund(org, "1000")

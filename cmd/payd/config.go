@@ -17,8 +17,10 @@ import (
 	"strings"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
@@ -156,16 +158,18 @@ func isPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
-// openStore opens the database a DSN names and applies its migrations: a
-// postgres:// URL selects Postgres, anything else is a SQLite file path.
+// openStore opens the database a DSN names and applies its migrations,
+// the store's own and both providers' lines (serve runs either provider,
+// and the admin commands reach both's tables): a postgres:// URL selects
+// Postgres, anything else is a SQLite file path.
 // Its error holds none of the DSN's passwords.
-func openStore(ctx context.Context, dsn string) (paydserver.Store, error) {
-	var store paydserver.Store
+func openStore(ctx context.Context, dsn string) (payd.Store, error) {
+	var store payd.Store
 	var err error
 	if isPostgres(dsn) {
-		store, err = postgres.Open(ctx, dsn)
+		store, err = postgres.Open(ctx, dsn, sandbox.Migrations(), smsinbox.Migrations())
 	} else {
-		store, err = sqlite.Open(ctx, dsn)
+		store, err = sqlite.Open(ctx, dsn, sandbox.Migrations(), smsinbox.Migrations())
 	}
 	if err != nil {
 		return nil, redactedError{text: redactPasswords(err.Error(), dsn), err: err}

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
@@ -183,8 +183,8 @@ func TestBrowserConsole(t *testing.T) {
 	})
 
 	// The manual payout queue and the SMS review belong to the SMS inbox.
-	inbox := paydtest.MustRunMain(t, func(c *paydserver.Config) {
-		c.Provider, c.PollInterval, c.PayoutPollInterval = paydserver.ProviderSMSInbox, 50*time.Millisecond, 50*time.Millisecond
+	inbox := paydtest.MustRunMain(t, paydtest.WithSMSInbox(smsinbox.Config{}), func(c *payd.Config) {
+		c.Engine.PollInterval, c.Engine.PayoutPollInterval = 50*time.Millisecond, 50*time.Millisecond
 	})
 	icreds, err := inbox.Engine.CreateOrganization(ctx, engine.OrganizationSettings{Name: ptr("Dhaka Books"), WithdrawalsEnabled: ptr(true)})
 	if err != nil {

@@ -7,13 +7,13 @@ import (
 	"io/fs"
 	"os"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
 )
 
 // database is an open store with the master key checked against it.
 type database struct {
-	store   paydserver.Store
+	store   payd.Store
 	keyring *engine.Keyring
 	// created is set when this command created the SQLite file.
 	created bool

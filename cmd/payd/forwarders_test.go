@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
@@ -343,10 +343,9 @@ func (l *lockedBuffer) String() string {
 func TestForwarderAttacks(t *testing.T) {
 	var logs lockedBuffer
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarness(t, func(c *paydserver.Config) {
-		c.Provider, c.SMSSilence = paydserver.ProviderSMSInbox, 5*time.Minute
+	h := newHarness(t, func(c *payd.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	})
+	}, paydtest.WithSMSInbox(smsinbox.Config{Silence: 5 * time.Minute}))
 	h.syncClock()
 	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	other := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})

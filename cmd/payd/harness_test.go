@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 )
 
 // harness is paydtest's server on a mock clock, with this package's test

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
@@ -32,9 +32,7 @@ func (h *harness) adminFails(args ...string) error {
 // sms unmatched and credited once by payd admin deposit credit.
 func TestSMSInboxLatePayments(t *testing.T) {
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarness(t, func(c *paydserver.Config) {
-		c.Provider, c.SMSSilence, c.SMSGrace = paydserver.ProviderSMSInbox, time.Hour, 30*time.Second
-	})
+	h := newHarness(t, paydtest.WithSMSInbox(smsinbox.Config{Silence: time.Hour, NotFoundGrace: 30 * time.Second}))
 	h.syncClock()
 	org := h.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	wallet := h.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")

@@ -10,8 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport/client"
 )
@@ -27,7 +26,7 @@ func TestBrowserPersonalWalletCheckout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
-	ls := paydtest.MustRunMain(t, func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox })
+	ls := paydtest.MustRunMain(t, paydtest.WithSMSInbox(smsinbox.Config{}))
 	ctx := context.Background()
 	creds, err := ls.Engine.CreateOrganization(ctx, engine.OrganizationSettings{Name: ptr("Personal Shop")})
 	if err != nil {
@@ -38,14 +37,14 @@ func TestBrowserPersonalWalletCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := ls.App.Inbox.AddDevice(ctx, smsinbox.AddDeviceParams{OrganizationID: org, Name: "shop phone", WalletIDs: []string{w.ID}})
+	dev, err := ls.Inbox.AddDevice(ctx, smsinbox.AddDeviceParams{OrganizationID: org, Name: "shop phone", WalletIDs: []string{w.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ls.App.Inbox.Heartbeat(ctx, dev.Device); err != nil {
+	if _, err := ls.Inbox.Heartbeat(ctx, dev.Device); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ls.App.Inbox.Anchor(ctx, org, w.ID, decimal.RequireFromString("1000")); err != nil {
+	if _, _, err := ls.Inbox.Anchor(ctx, org, w.ID, decimal.RequireFromString("1000")); err != nil {
 		t.Fatal(err)
 	}
 	api := client.New(ls.URL+"/api", creds.APIKey.APIKey, creds.APIKey.SigningSecret)
@@ -65,7 +64,7 @@ func TestBrowserPersonalWalletCheckout(t *testing.T) {
 	}
 	// The payer sends the money; the phone forwards the wallet's SMS.
 	at := time.Now().In(engine.Dhaka).Format("02/01/2006 15:04")
-	if _, _, err := ls.App.Inbox.Ingest(ctx, dev.Device, smsinbox.Incoming{Sender: "bKash", Body: fmt.Sprintf(
+	if _, _, err := ls.Inbox.Ingest(ctx, dev.Device, smsinbox.Incoming{Sender: "bKash", Body: fmt.Sprintf(
 		"You have received Tk 500.00 from 01712345678. Fee Tk 0.00. Balance Tk 1,500.00. TrxID BRW0000001 at %s", at)}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 )
 
 // checkoutPage is one answer of the hosted checkout.

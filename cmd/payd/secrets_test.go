@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/transport/signing"
 )
 

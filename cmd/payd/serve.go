@@ -13,8 +13,9 @@ import (
 	"strings"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
 	"github.com/payd-engine/payd/transport/console"
@@ -39,17 +40,17 @@ flags:
 	sf.register(fs)
 	var ev envDefaults
 	addr := fs.String("addr", env("PAYD_ADDR", "127.0.0.1:8080"), "address to listen on (env PAYD_ADDR)")
-	publicURL := fs.String("public-url", env("PAYD_PUBLIC_URL", ""), "URL at which payers reach this server, for checkout links; an https one also makes the console's cookies Secure whatever a request says (default http://<addr>) (env PAYD_PUBLIC_URL)")
+	publicURL := fs.String("public-url", env("PAYD_PUBLIC_URL", ""), "URL at which payers reach this server, for checkout links (a path in it, e.g. https://shop.example/payd, is where a reverse proxy that strips it serves payd: every link payd writes starts with it); an https one also makes the console's cookies Secure whatever a request says (default http://<addr>) (env PAYD_PUBLIC_URL)")
 	var proxies proxiesFlag
 	ev.proxies(&proxies, "PAYD_TRUSTED_PROXY")
 	fs.Var(&proxies, "trusted-proxy", "comma-separated addresses and CIDR prefixes of the reverse proxies in front of payd, e.g. 127.0.0.1 or 10.0.0.0/8: from these peers the console believes X-Forwarded-For (the client is its right-most address that is not a trusted proxy's) and X-Forwarded-Proto; none by default (env PAYD_TRUSTED_PROXY)")
 	apiPrefix := fs.String("api-prefix", env("PAYD_API_PREFIX", "/api"), "path prefix of the API (env PAYD_API_PREFIX)")
 	logLevel := fs.String("log-level", env("PAYD_LOG_LEVEL", "info"), "debug, info, warn or error (env PAYD_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("PAYD_LOG_FORMAT", "text"), "text or json (env PAYD_LOG_FORMAT)")
-	provider := fs.String("provider", env("PAYD_PROVIDER", paydserver.ProviderSandbox), "sandbox (test mode: no money moves) or smsinbox (real wallets proven by their phones' SMS; payouts by an operator) (env PAYD_PROVIDER)")
+	provider := fs.String("provider", env("PAYD_PROVIDER", providerSandbox), "sandbox (test mode: no money moves) or smsinbox (real wallets proven by their phones' SMS; payouts by an operator) (env PAYD_PROVIDER)")
 	smsSilence := fs.Duration("sms-silence", ev.duration("PAYD_SMS_SILENCE", 5*time.Minute), "smsinbox: how long a device may go without reporting before its wallets leave the recipient pool (env PAYD_SMS_SILENCE)")
 	smsGrace := fs.Duration("sms-grace", ev.duration("PAYD_SMS_GRACE", smsinbox.DefaultNotFoundGrace), "smsinbox: how long a submitted transaction ID waits for the SMS that proves it before its attempt fails transaction_not_found (env PAYD_SMS_GRACE)")
-	var sb paydserver.SandboxSettings
+	var sb sandbox.Config
 	fs.StringVar(&sb.PayoutMode, "sandbox-payouts", env("PAYD_SANDBOX_PAYOUTS", "auto"), "sandbox payouts settle by themselves (auto) or by POST /api/sandbox/withdraws/{id}/settle (manual) (env PAYD_SANDBOX_PAYOUTS)")
 	fs.DurationVar(&sb.PayoutDelay, "sandbox-payout-delay", ev.duration("PAYD_SANDBOX_PAYOUT_DELAY", 2*time.Second), "how long an auto sandbox payout stays pending (env PAYD_SANDBOX_PAYOUT_DELAY)")
 	unavailable := fs.String("sandbox-unavailable-methods", env("PAYD_SANDBOX_UNAVAILABLE_METHODS", ""), "comma-separated payout methods the sandbox refuses with 503 (env PAYD_SANDBOX_UNAVAILABLE_METHODS)")
@@ -67,7 +68,7 @@ flags:
 	keyCacheTTL := fs.Duration("api-key-cache-ttl", ev.duration("PAYD_API_KEY_CACHE_TTL", engine.DefaultAPIKeyCacheTTL), "how long an authenticated API key is used without reading it again; bounds how long a key revoked or rotated by another process (payd admin, another instance) still works here; 0 reads the key on every request (env PAYD_API_KEY_CACHE_TTL)")
 	pprofAddr := fs.String("pprof-addr", env("PAYD_PPROF_ADDR", ""), "serve net/http/pprof on this address (e.g. 127.0.0.1:6060), apart from the API; off when empty (env PAYD_PPROF_ADDR)")
 	metricsAddr := fs.String("metrics-addr", env("PAYD_METRICS_ADDR", ""), "serve the operations endpoints /metrics (Prometheus), /healthz and /readyz on this address (e.g. 127.0.0.1:9090), apart from the API; off when empty (env PAYD_METRICS_ADDR)")
-	ledgerEvery := fs.Duration("ledger-check-interval", ev.duration("PAYD_LEDGER_CHECK_INTERVAL", paydserver.DefaultLedgerCheckInterval), "how often to verify the ledger in the background, as payd admin ledger verify does, for the payd_ledger_check_* metrics; it reads every ledger entry; 0 disables (env PAYD_LEDGER_CHECK_INTERVAL)")
+	ledgerEvery := fs.Duration("ledger-check-interval", ev.duration("PAYD_LEDGER_CHECK_INTERVAL", payd.DefaultLedgerCheckInterval), "how often to verify the ledger in the background, as payd admin ledger verify does, for the payd_ledger_check_* metrics; it reads every ledger entry; 0 disables (env PAYD_LEDGER_CHECK_INTERVAL)")
 
 	consoleAddr := fs.String("console-addr", env("PAYD_CONSOLE_ADDR", ""), "serve the operator console (/console) on this address instead of beside the API, e.g. 127.0.0.1:8081 (env PAYD_CONSOLE_ADDR)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", ev.duration("PAYD_SHUTDOWN_TIMEOUT", 20*time.Second), "how long to drain in-flight requests on SIGINT/SIGTERM (env PAYD_SHUTDOWN_TIMEOUT)")
@@ -85,7 +86,7 @@ flags:
 	}
 	rl.Device.Burst = int(math.Ceil(60 * rl.Device.PerSecond))
 	if *unavailable != "" {
-		sb.UnavailableMethods = strings.Split(*unavailable, ",")
+		sb.UnavailablePayoutMethods = strings.Split(*unavailable, ",")
 	}
 	logger, err := newLogger(stderr, *logLevel, *logFormat)
 	if err != nil {
@@ -111,14 +112,29 @@ flags:
 	if *publicURL == "" {
 		*publicURL = defaultPublicURL(ln.Addr().(*net.TCPAddr))
 	}
-	a, err := paydserver.New(paydserver.Config{
-		Store: db.store, Keyring: db.keyring, PublicURL: *publicURL, APIPrefix: *apiPrefix, Logger: logger, Sandbox: sb,
-		Provider: *provider, SMSSilence: *smsSilence, SMSGrace: *smsGrace,
-		Webhooks: transport.NewWebhookClient(*allowPrivate), LeaseDuration: *leaseDuration, RateLimits: rl,
-		WorkerConcurrency: *workers, APIKeyCacheTTL: cacheTTL(*keyCacheTTL), PayoutYield: cacheTTL(*payoutYield), CreateBatch: *createBatch, WebhookPerEndpoint: *perEndpoint,
-		LedgerCheckInterval: cacheTTL(*ledgerEvery),
-
+	var p engine.Provider
+	switch *provider {
+	case providerSandbox:
+		if p, err = sandbox.New(sb); err != nil {
+			return err
+		}
+	case providerSMSInbox:
+		p, err = smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(db.store), Silence: *smsSilence, NotFoundGrace: *smsGrace,
+			Logger: logger, Keyring: db.keyring})
+		if err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("--provider must be %s or %s, got %q", providerSandbox, providerSMSInbox, *provider)
+	}
+	a, err := payd.New(payd.Config{
+		Store: db.store, Keyring: db.keyring, Provider: p, PublicURL: *publicURL, APIPrefix: *apiPrefix, Logger: logger,
+		Webhooks: transport.NewWebhookClient(*allowPrivate), RateLimits: rl, LedgerCheckInterval: cacheTTL(*ledgerEvery),
 		ConsoleApart: *consoleAddr != "", TrustedProxies: proxies.set,
+		Engine: engine.Config{
+			LeaseDuration: *leaseDuration, WorkerConcurrency: *workers, APIKeyCacheTTL: cacheTTL(*keyCacheTTL),
+			PayoutYield: cacheTTL(*payoutYield), CreateBatch: *createBatch, WebhookPerEndpoint: *perEndpoint,
+		},
 	})
 	if err != nil {
 		return err
@@ -151,7 +167,7 @@ flags:
 	logger.Info("payd listening", "addr", ln.Addr().String(), "api", *publicURL+*apiPrefix, "mode", modeOf(*provider),
 		"db", redactDSN(sf.db), "db_created", db.created, "master_key", db.key, "master_key_created", db.keyCreated,
 		"key_check", map[bool]string{true: "recorded", false: "verified"}[db.checkRecorded], "next", next)
-	m := paydserver.NewMain(a, logger)
+	m := payd.NewMain(a, logger)
 	m.ShutdownTimeout = *shutdownTimeout
 	m.Run(ln)
 	if opsLn != nil {
@@ -174,6 +190,12 @@ flags:
 	return serveErr
 }
 
+// The providers --provider names.
+const (
+	providerSandbox  = "sandbox"
+	providerSMSInbox = "smsinbox"
+)
+
 // proxiesFlag is --trusted-proxy.
 type proxiesFlag struct {
 	text string
@@ -193,7 +215,7 @@ func (p *proxiesFlag) Set(s string) error {
 
 // modeOf says, on the startup line, whether money moves.
 func modeOf(provider string) string {
-	if provider == paydserver.ProviderSMSInbox {
+	if provider == providerSMSInbox {
 		return "smsinbox: real money, wallets proven by their phones' SMS"
 	}
 	return "sandbox: test mode, no money moves"
@@ -201,7 +223,7 @@ func modeOf(provider string) string {
 
 // nextStep is the command the startup line suggests: creating the first
 // organization, or the list of operator commands.
-func nextStep(ctx context.Context, store paydserver.Store, sf *storeFlags) (string, error) {
+func nextStep(ctx context.Context, store payd.Store, sf *storeFlags) (string, error) {
 	var orgs []*engine.Organization
 	err := store.ReadTx(ctx, func(ctx context.Context, tx engine.Tx) error {
 		var err error
@@ -220,7 +242,7 @@ func nextStep(ctx context.Context, store paydserver.Store, sf *storeFlags) (stri
 
 // cacheTTL maps the --api-key-cache-ttl flag, where 0 means off, to
 // engine.Config.APIKeyCacheTTL, where 0 means the default; and likewise
-// --ledger-check-interval to paydserver.Config.LedgerCheckInterval and
+// --ledger-check-interval to payd.Config.LedgerCheckInterval and
 // --payout-yield to engine.Config.PayoutYield.
 func cacheTTL(d time.Duration) time.Duration {
 	if d <= 0 {

@@ -16,7 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
 )
@@ -27,9 +27,7 @@ import (
 func newInboxHarness(t *testing.T) *harness {
 	t.Helper()
 	t.Setenv("PAYD_MASTER_KEY", "")
-	h := newHarness(t, func(c *paydserver.Config) {
-		c.Provider, c.SMSSilence = paydserver.ProviderSMSInbox, 5*time.Minute
-	})
+	h := newHarness(t, paydtest.WithSMSInbox(smsinbox.Config{Silence: 5 * time.Minute}))
 	h.syncClock()
 	return h
 }

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/conformance/httpsuite"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -47,16 +48,21 @@ func TestHTTPConformance(t *testing.T) {
 		return
 	}
 	// The reference server on the wall clock with its workers, short
-	// intervals and payd serve's rate limits.
-	srv := paydtest.MustRunMain(t, func(c *paydserver.Config) {
-		c.Sandbox.PayoutDelay, c.PollInterval = 500*time.Millisecond, 100*time.Millisecond
-		c.RateLimits = transport.DefaultRateLimits
-	})
-	httpsuite.Run(httpsuite.Testing(t), httpsuite.Target{
-		BaseURL:  srv.URL + "/api",
-		Hooks:    httpsuite.EngineHooks{Engine: srv.Engine},
-		Webhooks: true, // the in-process webhook client allows loopback
-	})
+	// intervals and payd serve's rate limits; and the same mounted by a
+	// host under a path of its own, with http.StripPrefix.
+	for name, mount := range map[string]string{"Root": "", "Mounted": "/payments"} {
+		t.Run(name, func(t *testing.T) {
+			srv := paydtest.MustRunMain(t, paydtest.WithSandbox(sandbox.Config{PayoutDelay: 500 * time.Millisecond}), paydtest.WithMount(mount), func(c *payd.Config) {
+				c.Engine.PollInterval = 100 * time.Millisecond
+				c.RateLimits = transport.DefaultRateLimits
+			})
+			httpsuite.Run(httpsuite.Testing(t), httpsuite.Target{
+				BaseURL:  srv.URL + "/api",
+				Hooks:    httpsuite.EngineHooks{Engine: srv.Engine},
+				Webhooks: true, // the in-process webhook client allows loopback
+			})
+		})
+	}
 }
 
 // checkDeploymentPaths refuses a relative -db or -payd-binary: go test runs

@@ -11,8 +11,8 @@ import (
 )
 
 // Store is what the suite exercises: the engine's Store. Its Tx must be an
-// engine.SQLTx too, on which the providers' own SQL (the sandbox's
-// payments and payouts, the SMS inbox's tables) is exercised as well.
+// engine.SQLTx too, on which plug-ins keep their own tables (their suites,
+// such as a provider's, live with them).
 type Store interface {
 	engine.Store
 }
@@ -113,27 +113,6 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"ReleaseLeases", testReleaseLeases},
 			{"AuditRoundTrip", testAuditRoundTrip},
 		}},
-		{"Sandbox", []test{
-			{"Payments", testSandboxPayments},
-			{"Payouts", testSandboxPayouts},
-			{"SettleRace", testSandboxSettleRace},
-		}},
-		{"SMSInbox", []test{
-			{"Transactions", testInboxTransactions},
-			{"DeviceRoundTrip", testSMSDeviceRoundTrip},
-			{"ChainRoundTrip", testSMSChainRoundTrip},
-			{"SetWalletsLiveUntil", testSetWalletsLiveUntil},
-			{"SMSRoundTrip", testSMSRoundTrip},
-			{"SMSDuplicates", testSMSDuplicates},
-			{"ListSMSByTransactionID", testListSMSByTransactionID},
-			{"ListHeldSMS", testListHeldSMS},
-			{"ListHeldSMSFollowing", testListHeldSMSFollowing},
-			{"SMSCounts", testSMSCounts},
-			{"Settings", testSMSSettings},
-			{"ListSMS", testListSMS},
-			{"ManualPayouts", testManualPayouts},
-			{"ChainReview", testSMSChainReview},
-		}},
 		{"Console", []test{
 			{"Operators", testOperatorRoundTrip},
 			{"OperatorSessions", testOperatorSessions},
@@ -180,10 +159,6 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"LockDelivery", testLockDeliverySerializes},
 			{"LockWallet", testLockWalletSerializes},
 			{"ListWalletsForUpdate", testListWalletsForUpdateSerializes},
-			{"SameSMS", testConcurrentSameSMS},
-			{"LockChain", testLockChainSerializes},
-			{"LockDevice", testLockDeviceSerializes},
-			{"LockManualPayout", testLockManualPayoutSerializes},
 			{"LockPaymentLink", testLockPaymentLinkSerializes},
 		}},
 	}

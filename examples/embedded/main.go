@@ -1,7 +1,8 @@
 // Command embedded is a host application that embeds payd: its own web
-// shop on its own http.ServeMux and its own SQLite file, with payd's
-// engine running in the same process and payd's HTTP API mounted under the
-// shop's prefix /pay/api, next to the shop's routes.
+// shop on its own http.ServeMux and its own SQLite file, with payd wired
+// by payd.New in the same process and payd's whole handler (the API, the
+// hosted checkout, payment links, the console) mounted under the shop's
+// path /payments with http.StripPrefix, next to the shop's routes.
 //
 // The shop keeps its orders in its own table of the same SQLite file, and
 // calls the engine directly (no HTTP, no API key): it creates an H2H
@@ -30,14 +31,19 @@ import (
 	"syscall"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
 
-// apiPrefix is where the shop mounts payd's API. The hosted checkout is
-// served by the same handler at /checkout/, which the shop mounts too.
-const apiPrefix = "/pay/api"
+// mount is where the shop serves payd's handler: the API under
+// /payments/api, the hosted checkout under /payments/checkout/, payment
+// links under /payments/pay/ and the console under /payments/console/.
+const mount = "/payments"
+
+// apiPrefix is where payd's API is under the mount (payd.Config.APIPrefix).
+const apiPrefix = "/api"
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8090", "address to listen on")
@@ -65,8 +71,8 @@ func run(ctx context.Context, addr, dbPath string, logger *slog.Logger) error {
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	workCtx, stopWork := context.WithCancel(context.Background())
 	worked := make(chan error, 1)
-	go func() { worked <- s.engine.Run(workCtx) }() // verification, expiry, payouts, webhooks
-	logger.Info("shop listening", "url", "http://"+ln.Addr().String()+"/", "api", "http://"+ln.Addr().String()+apiPrefix)
+	go func() { worked <- s.app.Run(workCtx) }() // verification, expiry, payouts, webhooks, ledger checks
+	logger.Info("shop listening", "url", "http://"+ln.Addr().String()+"/", "api", "http://"+ln.Addr().String()+mount+apiPrefix)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -84,15 +90,16 @@ func run(ctx context.Context, addr, dbPath string, logger *slog.Logger) error {
 	return err
 }
 
-// shop is the host application: its store, payd's engine over it, and the
+// shop is the host application: its store, payd wired over it, and the
 // organization the shop is in payd.
 type shop struct {
-	store  *sqlite.Store
-	db     *sql.DB // the shop's own table, in the same file
-	engine *engine.Engine
-	orgID  string
-	payd   http.Handler
-	logger *slog.Logger
+	store     *sqlite.Store
+	db        *sql.DB // the shop's own table, in the same file
+	app       *payd.App
+	engine    *engine.Engine
+	orgID     string
+	publicURL string
+	logger    *slog.Logger
 }
 
 // openShop opens (or creates) the shop's database and wires payd into it.
@@ -106,21 +113,27 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 	if err != nil {
 		return nil, err
 	}
-	store, err := sqlite.Open(ctx, dbPath) // runs payd's migrations
+	store, err := sqlite.Open(ctx, dbPath, sandbox.Migrations()) // runs payd's migrations and the sandbox's
 	if err != nil {
 		return nil, err
 	}
-	// payd wired as the reference server wires it: the sandbox provider,
-	// the engine and payd's HTTP handler under the shop's prefix.
-	app, err := paydserver.New(paydserver.Config{
-		Store: store, Keyring: keyring, PublicURL: publicURL, APIPrefix: apiPrefix, Logger: logger,
+	// payd wired as the reference server wires it: the sandbox provider
+	// (test mode; payd.New gives it its store and public URL), the engine
+	// and payd's HTTP handler, which links to itself under the mount.
+	sb, err := sandbox.New(sandbox.Config{})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	app, err := payd.New(payd.Config{
+		Store: store, Keyring: keyring, Provider: sb,
+		PublicURL: publicURL + mount, APIPrefix: apiPrefix, Logger: logger,
 	})
 	if err != nil {
 		store.Close()
 		return nil, err
 	}
-	eng := app.Engine
-	s := &shop{store: store, engine: eng, logger: logger}
+	s := &shop{store: store, app: app, engine: app.Engine, publicURL: publicURL, logger: logger}
 	if s.db, err = openOrders(ctx, dbPath); err != nil {
 		store.Close()
 		return nil, err
@@ -129,7 +142,6 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 		s.Close()
 		return nil, err
 	}
-	s.payd = app.Handler
 	return s, nil
 }
 
@@ -180,15 +192,15 @@ func (s *shop) bootstrap(ctx context.Context) (string, error) {
 	return orgID, nil
 }
 
-// Handler is the shop's mux: its own routes, and payd's API and checkout.
+// Handler is the shop's mux: its own routes, and payd's whole handler
+// under the mount.
 func (s *shop) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.home)
 	mux.HandleFunc("POST /orders", s.createOrder)
 	mux.HandleFunc("GET /orders/{id}", s.order)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.Handle(apiPrefix+"/", s.payd) // payd's /v1 API (and /openapi.json)
-	mux.Handle("/checkout/", s.payd)  // payd's hosted checkout pages
+	mux.Handle(mount+"/", http.StripPrefix(mount, s.app.Handler))
 	return mux
 }
 
@@ -222,7 +234,7 @@ func (s *shop) createOrder(w http.ResponseWriter, r *http.Request) {
 	d, _, err := s.engine.CreateDeposit(r.Context(), engine.CreateDepositParams{
 		OrganizationID: s.orgID, CheckoutMode: engine.CheckoutH2H, Amount: "750.50",
 		PaymentMethod: "bkash_agent", MerchantID: orderID, PayerPhone: r.FormValue("phone"),
-		RedirectURL: publicBase(r) + "/orders/" + orderID,
+		RedirectURL: s.publicURL + "/orders/" + orderID,
 	})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -232,7 +244,7 @@ func (s *shop) createOrder(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "could not save the order", http.StatusInternalServerError)
 		return
 	}
-	http.Redirect(w, r, "/checkout/"+d.CheckoutToken, http.StatusSeeOther)
+	http.Redirect(w, r, mount+"/checkout/"+d.CheckoutToken, http.StatusSeeOther)
 }
 
 // order shows an order and fulfils it only when its deposit's status is
@@ -264,16 +276,8 @@ func (s *shop) order(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = page.Execute(w, map[string]any{
 		"Order":   map[string]string{"MerchantID": d.MerchantID, "Amount": engine.FormatAmount(d.Amount), "Status": d.Status},
-		"Pending": !d.IsTerminal(), "CheckoutURL": "/checkout/" + d.CheckoutToken,
+		"Pending": !d.IsTerminal(), "CheckoutURL": mount + "/checkout/" + d.CheckoutToken,
 	})
-}
-
-func publicBase(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }
 
 // masterKey reads the hex master key at path, creating it on first start.

@@ -35,7 +35,7 @@ func TestEmbeddedShop(t *testing.T) {
 	handler = s.Handler()
 	workCtx, stopWork := context.WithCancel(ctx)
 	worked := make(chan error, 1)
-	go func() { worked <- s.engine.Run(workCtx) }()
+	go func() { worked <- s.app.Run(workCtx) }()
 
 	noRedirects := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func(path string) (int, string) {
@@ -63,7 +63,7 @@ func TestEmbeddedShop(t *testing.T) {
 	}
 	res := post("/orders", url.Values{"phone": {"01712345678"}})
 	checkout := res.Header.Get("Location")
-	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(checkout, "/checkout/") {
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(checkout, mount+"/checkout/") {
 		t.Fatalf("order: %d %q", res.StatusCode, checkout)
 	}
 	if code, body := get(checkout); code != 200 || !strings.Contains(body, "01711000001") || !strings.Contains(body, "<svg") {
@@ -103,7 +103,7 @@ func TestEmbeddedShop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := client.New(srv.URL+apiPrefix, key.APIKey, key.SigningSecret)
+	api := client.New(srv.URL+mount+apiPrefix, key.APIKey, key.SigningSecret)
 	dep, err := api.GetDeposit(ctx, u.Query().Get("deposit_id"))
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestEmbeddedShop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ep := dep2.NextAction.Verification.Endpoint; ep != apiPrefix+"/v1/deposits/"+dep2.ID+"/verify" {
+	if ep := dep2.NextAction.Verification.Endpoint; ep != mount+apiPrefix+"/v1/deposits/"+dep2.ID+"/verify" {
 		t.Fatalf("verification endpoint %q", ep)
 	}
 

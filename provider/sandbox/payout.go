@@ -113,6 +113,16 @@ func (p *Provider) complete(ctx context.Context, po *engine.Payout, outcome, rea
 // other way.
 var ErrAlreadySettled = errors.New("payout already settled")
 
+// SettlePayout is Settle as the HTTP layer asks it (transport.Sandbox): a
+// payout already settled the other way is the contract's conflict.
+func (p *Provider) SettlePayout(ctx context.Context, organizationID, withdrawalID, outcome string) error {
+	_, err := p.Settle(ctx, organizationID, withdrawalID, outcome)
+	if errors.Is(err, ErrAlreadySettled) {
+		return engine.Errorf(engine.CodeConflict, "outcome: the payout was already settled the other way")
+	}
+	return err
+}
+
 // Settle decides the outcome of a payout by hand (manual mode, or to force
 // one in auto mode): outcome is engine.PayoutSucceeded or PayoutFailed. A
 // payout not sent yet is recorded with its outcome, which the send then

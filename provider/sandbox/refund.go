@@ -52,3 +52,13 @@ func providerRefund(po *engine.Payout, err error) (*engine.ProviderRefund, error
 	}
 	return &engine.ProviderRefund{IdempotencyKey: po.IdempotencyKey, Reference: po.Reference, Status: po.Status, Reason: po.Reason}, nil
 }
+
+// SettleRefund is transport.Sandbox's manual settlement of a refund: the
+// payout the sandbox keeps under the refund's ID.
+func (p *Provider) SettleRefund(ctx context.Context, organizationID, refundID, outcome string) error {
+	_, err := p.Settle(ctx, organizationID, refundID, outcome)
+	if errors.Is(err, ErrAlreadySettled) {
+		return engine.Errorf(engine.CodeConflict, "outcome: the refund was already settled the other way")
+	}
+	return err
+}

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -39,11 +40,19 @@ type PaymentStore interface {
 
 // Config configures the sandbox provider.
 type Config struct {
-	// PublicURL is the externally reachable base URL of the server that
-	// serves the hosted checkout page, e.g. "http://localhost:8080".
+	// PublicURL is the externally reachable URL where payd's handler is
+	// mounted, which serves the hosted checkout page, e.g.
+	// "http://localhost:8080" or "https://shop.example/payments". It may
+	// be set later with SetPublicURL (payd.New does).
 	PublicURL string
-	Payments  PaymentStore
-	Payouts   PayoutStore
+	// Store is the engine's store, on which the sandbox keeps its payments
+	// and payouts (NewSQLStore). It may be left nil when the provider is
+	// given to payd.New, which gives it the store the engine writes
+	// through (JoinStore), so that its writes share the engine's commits.
+	Store engine.Store
+	// Payments and Payouts replace the tables on Store (a test's fakes).
+	Payments PaymentStore
+	Payouts  PayoutStore
 	// PayoutMode is PayoutsAuto (the default) or PayoutsManual.
 	PayoutMode string
 	// PayoutDelay is how long an auto payout stays pending (default 2s).
@@ -57,9 +66,12 @@ type Config struct {
 
 // Provider is the sandbox implementation of engine.Provider.
 type Provider struct {
-	publicURL   string
+	publicURL atomic.Pointer[string]
+	// payments and payouts are set by New or, once, by JoinStore before
+	// the provider is used; ownStore: they are the tables on a Store.
 	payments    PaymentStore
 	payouts     PayoutStore
+	ownStore    bool
 	payoutMode  string
 	payoutDelay time.Duration
 	unavailable map[string]bool
@@ -72,8 +84,8 @@ var _ engine.Provider = (*Provider)(nil)
 
 // New returns a sandbox provider.
 func New(cfg Config) (*Provider, error) {
-	if cfg.PublicURL == "" || cfg.Payments == nil || cfg.Payouts == nil {
-		return nil, errors.New("sandbox: PublicURL, Payments and Payouts are required")
+	if (cfg.Payments == nil) != (cfg.Payouts == nil) {
+		return nil, errors.New("sandbox: Config.Payments and Config.Payouts are given together")
 	}
 	switch cfg.PayoutMode {
 	case "":
@@ -89,8 +101,15 @@ func New(cfg Config) (*Provider, error) {
 		cfg.Clock = clock.New()
 	}
 	p := &Provider{
-		publicURL: strings.TrimRight(cfg.PublicURL, "/"), payments: cfg.Payments, payouts: cfg.Payouts,
+		payments: cfg.Payments, payouts: cfg.Payouts,
 		payoutMode: cfg.PayoutMode, payoutDelay: cfg.PayoutDelay, unavailable: map[string]bool{}, clock: cfg.Clock,
+	}
+	p.SetPublicURL(cfg.PublicURL)
+	if p.payments == nil && cfg.Store != nil {
+		p.JoinStore(cfg.Store)
+	} else if p.payments == nil {
+		p.payments, p.payouts = noStore{}, noStore{}
+		p.ownStore = true
 	}
 	for _, m := range cfg.UnavailablePayoutMethods {
 		p.unavailable[m] = true
@@ -98,10 +117,34 @@ func New(cfg Config) (*Provider, error) {
 	return p, nil
 }
 
+// SetPublicURL sets where payd's handler is reached (Config.PublicURL),
+// for the checkouts started from now on.
+func (p *Provider) SetPublicURL(u string) {
+	u = strings.TrimRight(u, "/")
+	p.publicURL.Store(&u)
+}
+
+// JoinStore keeps the sandbox's payments and payouts on s (NewSQLStore),
+// unless Config gave Payments and Payouts of its own. payd.New calls it,
+// before the provider is used, with the store the engine writes through
+// (engine.GroupCommitted), so that the sandbox's writes, one per request,
+// share the engine's commits instead of each taking one alone.
+func (p *Provider) JoinStore(s engine.Store) {
+	if p.payments != nil && !p.ownStore {
+		return
+	}
+	sq := NewSQLStore(s)
+	p.payments, p.payouts, p.ownStore = sq, sq, true
+}
+
 // StartCheckout points the payer at payd's hosted checkout page for the
 // deposit; the token makes the URL unguessable.
 func (p *Provider) StartCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
-	return &engine.Checkout{URL: p.publicURL + "/checkout/" + req.Token}, nil
+	base := *p.publicURL.Load()
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return nil, errors.New("sandbox: no public URL to send the payer to (Config.PublicURL or SetPublicURL)")
+	}
+	return &engine.Checkout{URL: base + "/checkout/" + req.Token}, nil
 }
 
 // LookupTransaction answers from the recorded payments, or reports the
@@ -137,21 +180,9 @@ func (p *Provider) Outage(organizationID string) bool {
 	return down
 }
 
-// PaymentParams is a simulated wallet payment as a payer would make it,
-// in the contract's fields; Type is optional (cash_out, payment, send_money).
-// OrganizationID is the sandbox it is recorded in, the only one whose
-// deposits it can prove.
-type PaymentParams struct {
-	OrganizationID string
-	Channel        string
-	TransactionID  string
-	PayerPhone     string
-	RecipientPhone string
-	Amount         string
-	Status         string
-	CompletedAt    string // RFC 3339; empty means now
-	Type           string
-}
+// PaymentParams is a simulated wallet payment as a payer would make it
+// (engine.SandboxPayment, the type the HTTP layer builds too).
+type PaymentParams = engine.SandboxPayment
 
 // RecordPayment validates and stores a simulated payment.
 func (p *Provider) RecordPayment(ctx context.Context, params PaymentParams) (*engine.ProviderTransaction, error) {
@@ -202,3 +233,25 @@ func (p *Provider) RecordPayment(ctx context.Context, params PaymentParams) (*en
 	}
 	return t, nil
 }
+
+// noStore is the store of a sandbox built without one, before JoinStore:
+// every call says what is missing.
+type noStore struct{}
+
+var errNoStore = errors.New("sandbox: no store (Config.Store, or give the provider to payd.New)")
+
+func (noStore) RecordSandboxPayment(context.Context, string, *engine.ProviderTransaction) error {
+	return errNoStore
+}
+
+func (noStore) GetSandboxPayment(context.Context, string, string, string) (*engine.ProviderTransaction, error) {
+	return nil, errNoStore
+}
+
+func (noStore) CreateSandboxPayout(context.Context, string, *engine.Payout) error { return errNoStore }
+
+func (noStore) GetSandboxPayout(context.Context, string) (*engine.Payout, string, error) {
+	return nil, "", errNoStore
+}
+
+func (noStore) CompleteSandboxPayout(context.Context, *engine.Payout) error { return errNoStore }

@@ -40,7 +40,7 @@ func TestReadsRowsTheStoresWrote(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, path)
+	store, err := sqlite.Open(ctx, path, sandbox.Migrations())
 	if err != nil {
 		t.Fatal(err)
 	}

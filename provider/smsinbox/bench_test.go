@@ -24,7 +24,7 @@ func BenchmarkIngestWithHeld(b *testing.B) {
 	for _, held := range []int{0, 5000} {
 		for _, kind := range []string{"accepted", "held"} {
 			b.Run(fmt.Sprintf("held=%d/%s", held, kind), func(b *testing.B) {
-				store, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "payd.db"))
+				store, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "payd.db"), smsinbox.Migrations())
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -70,7 +70,7 @@ func BenchmarkIngestWithHeld(b *testing.B) {
 func BenchmarkIngestPastQuietWindow(b *testing.B) {
 	for _, held := range []int{0, 99} {
 		b.Run(fmt.Sprintf("held=%d", held), func(b *testing.B) {
-			store, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "payd.db"))
+			store, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "payd.db"), smsinbox.Migrations())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -28,9 +28,11 @@ import (
 func forEachStore(t *testing.T, test func(t *testing.T, f *fixture)) {
 	open := map[string]func(t *testing.T) (engine.Store, error){
 		"sqlite": func(t *testing.T) (engine.Store, error) {
-			return sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"))
+			return sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"), smsinbox.Migrations())
 		},
-		"postgres": func(t *testing.T) (engine.Store, error) { return postgres.Open(context.Background(), pgtest.URL(t)) },
+		"postgres": func(t *testing.T) (engine.Store, error) {
+			return postgres.Open(context.Background(), pgtest.URL(t), smsinbox.Migrations())
+		},
 	}
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {

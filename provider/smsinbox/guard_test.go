@@ -150,7 +150,7 @@ func TestForgedSendCompletesNoPayout(t *testing.T) {
 // fits it, at once: the payout is completed once, by one of them.
 func TestOneSMSCompletesOnePayoutConcurrently(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
-		store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"))
+		store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"), smsinbox.Migrations())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func TestOneSMSCompletesOnePayoutConcurrently(t *testing.T) {
 		testOneSMSCompletesOnePayout(t, newFixtureOn(t, store, nil))
 	})
 	t.Run("postgres", func(t *testing.T) {
-		store, err := postgres.Open(context.Background(), pgtest.URL(t))
+		store, err := postgres.Open(context.Background(), pgtest.URL(t), smsinbox.Migrations())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +269,7 @@ func TestHeldMessagesBoundedAndExpire(t *testing.T) {
 // device, without a balance.
 func TestHeldAndConflictAreAlarms(t *testing.T) {
 	var log bytes.Buffer
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"))
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "payd.db"), smsinbox.Migrations())
 	if err != nil {
 		t.Fatal(err)
 	}

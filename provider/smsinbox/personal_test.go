@@ -56,9 +56,9 @@ func onBothStoresPersonal(t *testing.T, fn func(t *testing.T, f *personalFixture
 			var store engine.Store
 			var err error
 			if kind == "postgres" {
-				store, err = postgres.Open(f.ctx, pgtest.URL(t))
+				store, err = postgres.Open(f.ctx, pgtest.URL(t), smsinbox.Migrations())
 			} else {
-				store, err = sqlite.Open(f.ctx, filepath.Join(t.TempDir(), "payd.db"))
+				store, err = sqlite.Open(f.ctx, filepath.Join(t.TempDir(), "payd.db"), smsinbox.Migrations())
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // every row of the organization to find one. (Sequential scans are priced
 // out: on empty tables the planner may rightly prefer one.)
 func TestByIDReadsUsePrimaryKeys(t *testing.T) {
-	store, err := postgres.Open(context.Background(), pgtest.URL(t))
+	store, err := postgres.Open(context.Background(), pgtest.URL(t), smsinbox.Migrations())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestByIDReadsUsePrimaryKeys(t *testing.T) {
 // of the organization's messages on every lookup.
 func TestLookupsReadOnlyTheirRows(t *testing.T) {
 	ctx := context.Background()
-	store, err := postgres.Open(ctx, pgtest.URL(t))
+	store, err := postgres.Open(ctx, pgtest.URL(t), smsinbox.Migrations())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -79,7 +80,8 @@ type Config struct {
 	// PublicURL is where payers reach payd's hosted checkout; with it, the
 	// methods personal wallets serve (bkash, nagad, rocket: the catalog's
 	// CheckoutOperation) are paid by Send Money on that page. Without it,
-	// redirect deposits are method_unavailable.
+	// redirect deposits are method_unavailable. payd.New sets it
+	// (SetPublicURL).
 	PublicURL string
 	// Clock defaults to the wall clock.
 	Clock  clock.Clock
@@ -92,7 +94,7 @@ type Config struct {
 // Provider is the SMS inbox implementation of engine.Provider.
 type Provider struct {
 	store     Store
-	publicURL string
+	publicURL atomic.Pointer[string]
 	silence   time.Duration
 	grace     time.Duration
 	clock     clock.Clock
@@ -121,9 +123,27 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Provider{store: cfg.Store, publicURL: strings.TrimRight(cfg.PublicURL, "/"), silence: cfg.Silence, grace: cfg.NotFoundGrace, clock: cfg.Clock, logger: cfg.Logger,
-		keyring: cfg.Keyring}, nil
+	p := &Provider{store: cfg.Store, silence: cfg.Silence, grace: cfg.NotFoundGrace, clock: cfg.Clock, logger: cfg.Logger,
+		keyring: cfg.Keyring}
+	p.SetPublicURL(cfg.PublicURL)
+	return p, nil
 }
+
+// SetPublicURL sets where payers reach payd's handler (Config.PublicURL),
+// for the checkouts started from now on.
+func (p *Provider) SetPublicURL(u string) {
+	u = strings.TrimRight(u, "/")
+	p.publicURL.Store(&u)
+}
+
+// Silence is how long a device may go without reporting, unless it has a
+// silence of its own (Config.Silence).
+func (p *Provider) Silence() time.Duration { return p.silence }
+
+// RequireLiveWallets is true: the inbox proves payments only to wallets
+// whose device reports, so the engine it serves keeps the others out of
+// the recipient pool (engine.Config.RequireLiveWallets).
+func (p *Provider) RequireLiveWallets() bool { return true }
 
 // Attach gives the provider the engine it serves, which it tells when a
 // payment is proven (so a waiting attempt is looked up at once) and when an

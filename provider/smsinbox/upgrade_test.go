@@ -51,7 +51,7 @@ func oldDatabase(t *testing.T) string {
 // and its writes land in the same tables.
 func TestReadsRowsTheStoresWrote(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, oldDatabase(t))
+	store, err := sqlite.Open(ctx, oldDatabase(t), smsinbox.Migrations())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,11 @@ import (
 // page to send the payer to.
 func (p *Provider) StartCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
 	m, ok := engine.LookupMethod(req.PaymentMethod)
-	if !ok || m.CheckoutOperation == "" || p.publicURL == "" {
+	base := *p.publicURL.Load()
+	if !ok || m.CheckoutOperation == "" || !strings.HasPrefix(base, "http") {
 		return nil, engine.ErrMethodUnavailable
 	}
-	return &engine.Checkout{URL: p.publicURL + "/checkout/" + req.Token, Operation: m.CheckoutOperation}, nil
+	return &engine.Checkout{URL: base + "/checkout/" + req.Token, Operation: m.CheckoutOperation}, nil
 }
 
 // transactionTypes are the payer's operations the credits prove.

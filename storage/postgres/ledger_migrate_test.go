@@ -45,7 +45,7 @@ func TestMigrate0008BackfillsBalances(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Back to the schema before 0008, entries kept.
-	for _, q := range []string{`DROP TABLE account_balances`, `DELETE FROM schema_migrations WHERE version = 8`} {
+	for _, q := range []string{`DROP TABLE account_balances`, `DELETE FROM payd_migrations WHERE line = 'main' AND version = 8`} {
 		if _, err := s.pool.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}

@@ -22,7 +22,7 @@ func TestMigrate0021BackfillsPaidLinks(t *testing.T) {
 	want := storetest.SeedPaidLinks(t, s)
 	for _, q := range []string{
 		`ALTER TABLE payment_links DROP COLUMN paid_deposit_id`,
-		`DELETE FROM schema_migrations WHERE version = 21`,
+		`DELETE FROM payd_migrations WHERE line = 'main' AND version = 21`,
 	} {
 		if _, err := s.pool.Exec(ctx, q); err != nil {
 			t.Fatal(q, err)

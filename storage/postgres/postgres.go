@@ -29,7 +29,9 @@ import (
 
 // Store is an engine.Store on a PostgreSQL database.
 type Store struct {
-	pool *pgxpool.Pool
+	pool     *pgxpool.Pool
+	ownsPool bool // Open made it: Close closes it
+	health   health
 }
 
 var (
@@ -59,12 +61,18 @@ const (
 // instances fit in PostgreSQL's default max_connections (100).
 const DefaultMaxConns = 16
 
+// defaultConnectTimeout bounds one connection attempt to one host unless
+// url sets connect_timeout.
+const defaultConnectTimeout = 5 * time.Second
+
 // Open connects to the database at url (a postgres:// URL or a key=value
 // connection string, as pgx accepts; pool_* parameters configure the pool,
 // pool_max_conns its size, DefaultMaxConns by default) and applies the
-// migrations it has not recorded yet. Several processes may Open one
-// database at once: migrations are applied under an advisory lock.
-func Open(ctx context.Context, url string) (*Store, error) {
+// store's own migrations and those of lines (see Migrate): the convenience
+// of a program that owns its database. Several processes may Open one
+// database at once: migrations are applied under an advisory lock. Close
+// closes the pool it made.
+func Open(ctx context.Context, url string, lines ...engine.MigrationLine) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse url: %w", err)
@@ -72,6 +80,54 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = DefaultMaxConns
 	}
+	// A host that does not answer (a primary cut off, not just stopped)
+	// would otherwise hold a connection attempt for the kernel's TCP
+	// timeout, minutes, before the next host of a multi-host URL is tried.
+	if !strings.Contains(url, "connect_timeout") {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
+	ConfigurePool(cfg)
+	s := &Store{ownsPool: true}
+	// Each new connection after the first is a reconnect, for the
+	// outage metrics.
+	configured := cfg.AfterConnect
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		if err := configured(ctx, conn); err != nil {
+			return err
+		}
+		s.health.connected()
+		return nil
+	}
+	configHook(cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	s.pool = pool
+	if _, err := s.Migrate(ctx, lines...); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// New builds a store on the host's pool, changing nothing in the
+// database: the host decides when its schema changes (Migrate). The store
+// runs every transaction on pool and Close leaves it open. ConfigurePool,
+// on the config the host opens pool from, gives its connections what Open
+// gives its own: durable commits, no JIT, and NUMERIC decoded straight
+// into decimal.Decimal (without it, decimals go through their exact text).
+func New(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool}
+}
+
+// ConfigurePool sets what the store needs of a pool's connections on cfg,
+// keeping the host's own settings: NUMERIC read and written as
+// decimal.Decimal exactly (after the host's AfterConnect, if any), commits
+// durable before they return (synchronous_commit on, overriding a weaker
+// server default), JIT off unless cfg sets it, and application_name
+// "payd" unless cfg names one.
+func ConfigurePool(cfg *pgxpool.Config) {
 	// Durability: a committed transaction is on disk (and, where the
 	// operator configured synchronous standbys, there too) before COMMIT
 	// returns. Sent in the startup packet, it overrides a weaker server,
@@ -87,21 +143,16 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "payd"
 	}
 	// NUMERIC <-> decimal.Decimal, exactly.
-	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+	host := cfg.AfterConnect
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		if host != nil {
+			if err := host(ctx, conn); err != nil {
+				return err
+			}
+		}
 		pgxdecimal.Register(conn.TypeMap())
 		return nil
 	}
-	configHook(cfg)
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: connect: %w", err)
-	}
-	s := &Store{pool: pool}
-	if err := s.migrate(ctx); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return s, nil
 }
 
 var _ engine.PoolStatser = (*Store)(nil)
@@ -119,9 +170,12 @@ func (s *Store) PoolStats() []engine.PoolStats {
 // configHook lets a test see every statement (statements_internal_test).
 var configHook = func(*pgxpool.Config) {}
 
-// Close closes the pool's connections, waiting for those in use.
+// Close closes the pool Open made, waiting for the connections in use; a
+// store from New leaves the host's pool open.
 func (s *Store) Close() error {
-	s.pool.Close()
+	if s.ownsPool {
+		s.pool.Close()
+	}
 	return nil
 }
 
@@ -137,19 +191,25 @@ var (
 // again (after a jittered backoff) when the database reports a
 // serialization failure or a deadlock. fn's other errors are returned
 // unchanged.
+//
+// An error that means no writable primary was reachable (the server is
+// down, restarting or a standby, or the connection broke) is
+// engine.ErrUnavailable to errors.Is; when it came from COMMIT, the
+// transaction may have committed.
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return retry(ctx, func() error {
+	began := time.Now().UnixNano()
+	return s.health.observe(ctx, retry(ctx, func() error {
 		return s.runLazyTx(ctx, func(t *lazyTx) error { return fn(ctx, &tx{tx: t}) })
-	})
+	}), true, began)
 }
 
 // ReadTx runs fn in a read-only transaction over one snapshot. In it the
 // Lock methods and ListExpirableDeposits read without locking, as there is
 // nothing a read-only transaction could do with the lock.
 func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return retry(ctx, func() error {
+	return s.health.observe(ctx, retry(ctx, func() error {
 		return s.runTx(ctx, readOnly, func(t pgx.Tx) error { return fn(ctx, &tx{tx: t, readOnly: true}) })
-	})
+	}), false, 0)
 }
 
 // ReadOne runs fn, which makes one read statement, on the pool without a
@@ -158,7 +218,7 @@ func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engi
 // A second statement, or one that is not a SELECT, fails with
 // errNotOneRead.
 func (s *Store) ReadOne(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return fn(ctx, &tx{tx: &oneRead{pool: s.pool}, readOnly: true})
+	return s.health.observe(ctx, fn(ctx, &tx{tx: &oneRead{pool: s.pool}, readOnly: true}), false, 0)
 }
 
 // runTx runs fn in a transaction: committed if fn returns nil, rolled back if

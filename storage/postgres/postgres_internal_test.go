@@ -77,7 +77,7 @@ func schemaVersions(t *testing.T, url string) []int64 {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	rows, err := conn.Query(context.Background(), `SELECT version FROM schema_migrations ORDER BY version`)
+	rows, err := conn.Query(context.Background(), `SELECT version FROM payd_migrations WHERE line = 'main' ORDER BY version`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func wantAllVersions(t *testing.T, url string) {
 		want = append(want, int64(m.Version))
 	}
 	if got := schemaVersions(t, url); !slices.Equal(got, want) {
-		t.Errorf("schema_migrations = %v, want %v", got, want)
+		t.Errorf("payd_migrations = %v, want %v", got, want)
 	}
 }
 

@@ -30,7 +30,7 @@ func TestMigrate0020TransactionIDsPerOrganization(t *testing.T) {
 			`DROP TABLE succeeded_transactions`,
 			`ALTER TABLE attempts ADD CONSTRAINT attempts_channel_transaction_id_key UNIQUE (channel, transaction_id)`,
 			`ALTER TABLE attempts DROP CONSTRAINT attempts_channel_transaction_id_organization_id_key`,
-			`DELETE FROM schema_migrations WHERE version = 20`,
+			`DELETE FROM payd_migrations WHERE line = 'main' AND version = 20`,
 		} {
 			if _, err := s.pool.Exec(ctx, q); err != nil {
 				t.Fatal(q, err)

@@ -86,7 +86,7 @@ func TestMigrate0012BackfillsBalanceTransactions(t *testing.T) {
 		`DROP INDEX withdrawals_organization_created`, `DROP INDEX withdrawals_organization_status`,
 		`DROP INDEX withdrawals_organization_method`, `DROP INDEX withdrawals_organization_reference`,
 		`DROP INDEX events_organization_type`,
-		`DELETE FROM schema_migrations WHERE version = 12`,
+		`DELETE FROM payd_migrations WHERE line = 'main' AND version = 12`,
 	} {
 		if _, err := s.writer.ExecContext(ctx, q); err != nil {
 			t.Fatal(q, err)

@@ -52,9 +52,11 @@ const (
 )
 
 // Open opens (creating if needed) the SQLite database at path and applies
-// migrations. path is a file name, not a URI: both pools must open the same
-// file, so ":memory:" does not work.
-func Open(ctx context.Context, path string) (*Store, error) {
+// the store's own migrations and those of lines (see Migrate): the
+// convenience of a program that owns its database. path is a file name,
+// not a URI: every pool must open the same file, so ":memory:" does not
+// work.
+func Open(ctx context.Context, path string, lines ...engine.MigrationLine) (*Store, error) {
 	// A '?' is refused: whoever writes "x.db?mode=ro" expects parameters,
 	// not a file of that name.
 	if path == "" || strings.HasPrefix(path, "file:") || path == ":memory:" || strings.Contains(path, "?") {
@@ -67,6 +69,50 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	} else if !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("sqlite: create %s: %w", path, err)
 	}
+	s, err := newStore(path)
+	if err != nil {
+		return nil, err
+	}
+	// Migrate connects the writer first: it switches the file to WAL and
+	// creates the schema before any reader looks at it.
+	if _, err := s.Migrate(ctx, lines...); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// New builds a store on the database file db has open, changing nothing
+// in it: the host decides when its schema changes (Migrate) and keeps
+// using db for its own work. db must be modernc.org/sqlite's ("sqlite")
+// on a file, not ":memory:".
+//
+// SQLite allows one writer at a time and payd's reads must never take the
+// write lock, so the store does not run its transactions on db: it opens
+// connections of its own on the same file, a writer (one connection,
+// IMMEDIATE transactions, foreign keys on, synchronous FULL, which
+// switches the file to WAL on its first connection, a persistent setting)
+// and read-only pools (query_only), and Close closes those, never db.
+func New(db *sql.DB) (*Store, error) {
+	if _, ok := db.Driver().(*sqlite.Driver); !ok {
+		return nil, fmt.Errorf("sqlite: New: db's driver is %T, want modernc.org/sqlite's", db.Driver())
+	}
+	ctx := context.Background()
+	var file string
+	err := retry(ctx, func() error {
+		return db.QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&file)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: New: %w", err)
+	}
+	if file == "" {
+		return nil, errors.New("sqlite: New: db is not on a file (\":memory:\" or temporary): the store opens its own connections on db's file")
+	}
+	return newStore(file)
+}
+
+// newStore makes the store's pools on the file at path, which exists.
+func newStore(path string) (*Store, error) {
 	// As a file: URI the path may hold '#', '%' or spaces: SQLite decodes
 	// the escapes.
 	uri := "file:" + (&url.URL{Path: path}).EscapedPath()
@@ -86,14 +132,6 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 
-	s := &Store{writer: writer}
-	// The writer connects first: it switches the file to WAL (a persistent
-	// setting) and creates the schema before any reader looks at it.
-	if err := s.migrate(ctx); err != nil {
-		writer.Close()
-		return nil, err
-	}
-
 	// query_only makes a write through the reader pool an error, so a read
 	// can never take the write lock.
 	r := cloneValues(common)
@@ -106,14 +144,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	n := max(4, runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(n)
 	reader.SetMaxIdleConns(n)
-	if err := reader.PingContext(ctx); err != nil {
-		writer.Close()
-		reader.Close()
-		return nil, fmt.Errorf("sqlite: open reader: %w", err)
-	}
-	s.reader = reader
-	s.lib = newLibReaders(uri, n)
-	return s, nil
+	// Nothing connects yet: New changes nothing in the file. The writer's
+	// first connection switches it to WAL, readers or not (they wait for
+	// it within busy_timeout).
+	return &Store{writer: writer, reader: reader, lib: newLibReaders(uri, n)}, nil
 }
 
 // openDB is sql.Open("sqlite", dsn) with connections that keep their
@@ -202,7 +236,8 @@ func runTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(*sql.Tx
 
 // retry calls attempt until it returns something other than a busy error,
 // backing off between attempts, so that SQLITE_BUSY never reaches a caller:
-// after maxAttempts it becomes an ordinary internal error.
+// after maxAttempts it is engine.ErrUnavailable (another process held the
+// database's lock all that time; the caller may try again later).
 func retry(ctx context.Context, attempt func() error) error {
 	return retryPolicy.Do(ctx, attempt)
 }
@@ -211,7 +246,7 @@ var retryPolicy = txretry.Policy{
 	MaxAttempts: maxAttempts, FirstBackoff: firstBackoff, MaxBackoff: maxBackoff,
 	Retryable: isBusy,
 	GiveUp: func(n int, err error) error {
-		return fmt.Errorf("sqlite: database still busy after %d attempts: %v", n, err)
+		return fmt.Errorf("sqlite: database still busy after %d attempts: %w: %v", n, engine.ErrUnavailable, err)
 	},
 }
 

@@ -50,7 +50,7 @@ func TestMigrate0020TransactionIDsPerOrganization(t *testing.T) {
 			`ALTER TABLE attempts_old RENAME TO attempts`,
 			`CREATE INDEX attempts_deposit_created ON attempts (deposit_id, created_at, id)`,
 			`CREATE INDEX attempts_due ON attempts (next_run_at, id) WHERE status IN ('processing', 'delayed')`,
-			`DELETE FROM schema_migrations WHERE version = 20`,
+			`DELETE FROM payd_migrations WHERE line = 'main' AND version = 20`,
 		} {
 			if _, err := s.writer.ExecContext(ctx, q); err != nil {
 				t.Fatal(q, err)

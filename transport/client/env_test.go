@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/sandbox"
 )
 
@@ -39,9 +39,8 @@ type envOptions struct {
 // polling intervals. The returned function stops it.
 func startEnv(dir string, o envOptions) (*env, func(), error) {
 	ctx := context.Background()
-	s, err := paydtest.RunMain(dir, func(c *paydserver.Config) {
-		c.Sandbox = paydserver.SandboxSettings{PayoutMode: o.PayoutMode, PayoutDelay: 100 * time.Millisecond}
-		c.PollInterval, c.PayoutPollInterval = 20*time.Millisecond, 50*time.Millisecond
+	s, err := paydtest.RunMain(dir, paydtest.WithSandbox(sandbox.Config{PayoutMode: o.PayoutMode, PayoutDelay: 100 * time.Millisecond}), func(c *payd.Config) {
+		c.Engine.PollInterval, c.Engine.PayoutPollInterval = 20*time.Millisecond, 50*time.Millisecond
 	})
 	if err != nil {
 		return nil, nil, err

@@ -179,7 +179,7 @@ var proxyHeaders = []string{"X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded
 // The Host header alone does not do: a proxy rewrites it to the upstream's
 // name (nginx's proxy_pass sends "127.0.0.1:8080").
 func (s *server) secureCookies(r *http.Request) bool {
-	if s.httpsURL || r.TLS != nil {
+	if s.httpsURL.Load() || r.TLS != nil {
 		return true
 	}
 	if peer := peerAddr(r.RemoteAddr); peer.IsValid() && s.proxies.Contains(peer) {

@@ -34,6 +34,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
@@ -49,11 +50,16 @@ type Config struct {
 	// Inbox, when set, shows the SMS inbox's pages and the manual payout
 	// queue.
 	Inbox Inbox
-	// PublicURL is where payers reach payd: payment links and their return
-	// pages are under it. An https one also makes every cookie of the
-	// console Secure (see secureCookies).
+	// PublicURL is where payers reach payd's handler, the path it is
+	// mounted under included: payment links and their return pages are
+	// under it. An https one also makes every cookie of the console Secure
+	// (see secureCookies). Handlers.SetPublicURL changes it later.
 	PublicURL string
-	Logger    *slog.Logger
+	// Mount is the path under which the host serves these handlers with
+	// http.StripPrefix ("/payments"; "" at the root): every link, form
+	// action, redirect and cookie path of the console begins with it.
+	Mount  string
+	Logger *slog.Logger
 	// LoginRate is how many login attempts one client network (an IPv4
 	// address, an IPv6 /64) and one account may each make a minute
 	// (default 10); the account lockout is the engine's.
@@ -69,10 +75,10 @@ type Config struct {
 	PayRate transport.Rate
 }
 
-// Path is where the console is mounted.
+// Path is where the console is, under the handlers' mount (Config.Mount).
 const Path = "/console"
 
-// PayPath is where payment links are mounted.
+// PayPath is where payment links are, under the handlers' mount.
 const PayPath = "/pay/"
 
 // Cookie names. The session cookie holds the session's token; the login
@@ -85,16 +91,18 @@ const (
 )
 
 type server struct {
-	eng       *engine.Engine
-	inbox     Inbox
-	publicURL string
+	eng   *engine.Engine
+	inbox Inbox
+	// publicURL is Config.PublicURL without its trailing slash; httpsURL:
+	// it is https.
+	publicURL atomic.Pointer[string]
+	httpsURL  atomic.Bool
+	mount     string
 	logger    *slog.Logger
 	now       func() time.Time
 	pages     *template.Template
 	css       template.CSS
 	proxies   TrustedProxies
-	// httpsURL: the public URL is https.
-	httpsURL bool
 	// Login attempts are counted per client network and per account.
 	clientThrottle, accountThrottle *throttle
 	payLimit                        *transport.Limiter
@@ -110,7 +118,23 @@ type server struct {
 type Handlers struct {
 	Console http.Handler
 	Pay     http.Handler
+
+	s *server
 }
+
+// SetPublicURL changes Config.PublicURL, for a host that knows where it is
+// reached only once its listener exists.
+func (h *Handlers) SetPublicURL(u string) { h.s.setPublicURL(u) }
+
+func (s *server) setPublicURL(u string) {
+	u = strings.TrimRight(u, "/")
+	s.publicURL.Store(&u)
+	parsed, err := url.Parse(u)
+	s.httpsURL.Store(err == nil && strings.EqualFold(parsed.Scheme, "https"))
+}
+
+// publicAt is the URL payers reach path at, path starting with "/".
+func (s *server) publicAt(path string) string { return *s.publicURL.Load() + path }
 
 // The console's roles, each allowed all that those before it are:
 //   - viewer: every page, nothing that changes anything (but logging out);
@@ -205,7 +229,8 @@ var routeRole = func() map[string]string {
 
 // New returns the console's handlers.
 func New(cfg Config) *Handlers {
-	s := &server{eng: cfg.Engine, inbox: cfg.Inbox, publicURL: strings.TrimRight(cfg.PublicURL, "/"), logger: cfg.Logger, now: cfg.Now}
+	s := &server{eng: cfg.Engine, inbox: cfg.Inbox, mount: strings.TrimRight(cfg.Mount, "/"), logger: cfg.Logger, now: cfg.Now}
+	s.setPublicURL(cfg.PublicURL)
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -218,9 +243,6 @@ func New(cfg Config) *Handlers {
 	}
 	s.clientThrottle, s.accountThrottle = newThrottle(rate, time.Minute), newThrottle(rate, time.Minute)
 	s.proxies = cfg.TrustedProxies
-	if u, err := url.Parse(s.publicURL); err == nil && strings.EqualFold(u.Scheme, "https") {
-		s.httpsURL = true
-	}
 	s.payLimit = transport.NewLimiter(payRate(cfg.PayRate), s.now)
 	s.pages = template.Must(template.New("").Funcs(funcs).ParseFS(files, "web/*.html"))
 	css, err := files.ReadFile("web/console.css")
@@ -234,14 +256,14 @@ func New(cfg Config) *Handlers {
 	for _, rt := range routes {
 		mux.Handle(rt.pattern, s.page(rt.handle, rt.role))
 	}
-	mux.Handle("GET /console", http.RedirectHandler("/console/", http.StatusSeeOther))
+	mux.Handle("GET /console", http.RedirectHandler(s.mount+"/console/", http.StatusSeeOther))
 	mux.Handle("/console/", s.page(func(*server, http.ResponseWriter, *http.Request, *request) error { return errNotFound }, public))
 
 	pay := http.NewServeMux()
 	pay.Handle("GET /pay/{token}", s.page((*server).payPage, public))
 	pay.Handle("POST /pay/{token}", s.page((*server).pay, public))
 	pay.Handle("/pay/", s.page(func(*server, http.ResponseWriter, *http.Request, *request) error { return errNotFound }, public))
-	return &Handlers{Console: s.withClient(limitForms(mux)), Pay: s.withClient(s.limitPay(limitForms(pay)))}
+	return &Handlers{Console: s.withClient(limitForms(mux)), Pay: s.withClient(s.limitPay(limitForms(pay))), s: s}
 }
 
 // maxFormBytes bounds a console form.
@@ -268,6 +290,8 @@ type request struct {
 	orgs []*engine.Organization
 	// csrf is the token every form of the page carries.
 	csrf string
+	// mount is Config.Mount, which the console's own paths follow.
+	mount string
 }
 
 // ctx returns r's context naming the operator as the audit log's actor.
@@ -290,7 +314,7 @@ var (
 // of errors.
 func (s *server) page(h handler, role string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q := &request{lang: language(w, r), nonce: newNonce()}
+		q := &request{lang: language(w, r), nonce: newNonce(), mount: s.mount}
 		setSecurityHeaders(w, q.nonce)
 		err := s.serve(w, r, q, h, role)
 		if err != nil {
@@ -307,14 +331,15 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, q *request, h han
 			q.session, q.operator, q.token = sess, op, c.Value
 			q.csrf = csrfToken(c.Value)
 		case errors.Is(err, engine.ErrLoginRefused):
-			clearCookie(w, r, sessionCookie)
+			s.clearCookie(w, r, sessionCookie)
 		default:
 			return err
 		}
 	}
 	if role != public && q.operator == nil {
 		if r.Method == http.MethodGet {
-			http.Redirect(w, r, "/console/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			// next is the page under the mount: the login adds it back.
+			http.Redirect(w, r, s.mount+"/console/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return nil
 		}
 		return errForbidden
@@ -388,7 +413,7 @@ func (s *server) loginCSRF(w http.ResponseWriter, r *http.Request) string {
 		return csrfToken(c.Value)
 	}
 	v := engine.RandomToken(24)
-	setCookie(w, r, loginCookie, v, 0)
+	s.setCookie(w, r, loginCookie, v, 0)
 	if r.Method == http.MethodPost {
 		return "" // a POST with no login cookie has no token to match
 	}
@@ -405,8 +430,8 @@ func setSecurityHeaders(w http.ResponseWriter, nonce string) {
 	h.Set("Cache-Control", "no-store")
 }
 
-func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge time.Duration) {
-	c := &http.Cookie{Name: name, Value: value, Path: cookiePath(name), HttpOnly: true, Secure: clientOf(r).secure, SameSite: http.SameSiteStrictMode}
+func (s *server) setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge time.Duration) {
+	c := &http.Cookie{Name: name, Value: value, Path: s.cookiePath(name), HttpOnly: true, Secure: clientOf(r).secure, SameSite: http.SameSiteStrictMode}
 	if maxAge > 0 {
 		c.MaxAge = int(maxAge / time.Second)
 	}
@@ -415,15 +440,15 @@ func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAg
 
 // cookiePath scopes the session cookie to the console; the login cookie
 // also backs the CSRF tokens of the payment link pages.
-func cookiePath(name string) string {
+func (s *server) cookiePath(name string) string {
 	if name == sessionCookie {
-		return Path
+		return s.mount + Path
 	}
-	return "/"
+	return s.mount + "/"
 }
 
-func clearCookie(w http.ResponseWriter, r *http.Request, name string) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: cookiePath(name), MaxAge: -1, HttpOnly: true, Secure: clientOf(r).secure, SameSite: http.SameSiteStrictMode})
+func (s *server) clearCookie(w http.ResponseWriter, r *http.Request, name string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: s.cookiePath(name), MaxAge: -1, HttpOnly: true, Secure: clientOf(r).secure, SameSite: http.SameSiteStrictMode})
 }
 
 func newNonce() string {
@@ -466,9 +491,11 @@ type view struct {
 	Inbox                  bool
 	Title                  string
 	Nav                    string
-	Path                   string
-	Done                   string
-	Data                   any
+	// Path is the page's own path, and Base the mount that every link of
+	// the console begins with.
+	Path, Base string
+	Done       string
+	Data       any
 }
 
 func (v *view) T(key string, args ...any) string { return translate(v.Lang, key, args...) }
@@ -496,7 +523,7 @@ func (v *view) May(pattern string) (bool, error) {
 
 func (s *server) render(w http.ResponseWriter, r *http.Request, q *request, status int, name, nav string, data any) error {
 	v := &view{Lang: q.lang, OtherLang: langBangla, Nonce: q.nonce, CSS: s.css, CSRF: q.csrf, Operator: q.operator,
-		Org: q.org, Orgs: q.orgs, Inbox: s.inbox != nil, Title: translate(q.lang, "t_"+name), Nav: nav, Path: r.URL.Path, Data: data}
+		Org: q.org, Orgs: q.orgs, Inbox: s.inbox != nil, Title: translate(q.lang, "t_"+name), Nav: nav, Path: s.mount + r.URL.Path, Base: s.mount, Data: data}
 	if q.lang == langBangla {
 		v.OtherLang = langEnglish
 	}
@@ -532,7 +559,12 @@ var statusOf = map[string]int{
 func (s *server) renderError(w http.ResponseWriter, r *http.Request, q *request, err error) {
 	var e *engine.Error
 	status, msg := http.StatusInternalServerError, translate(q.lang, "err_internal")
-	if errors.As(err, &e) && statusOf[e.Code] != 0 {
+	if engine.UnavailableError(err) != nil {
+		// No primary database for a moment (a failover): nothing to log per
+		// page, and nothing the operator or payer did wrong.
+		w.Header().Set("Retry-After", "2")
+		status, msg = http.StatusServiceUnavailable, translate(q.lang, "err_unavailable")
+	} else if errors.As(err, &e) && statusOf[e.Code] != 0 {
 		status, msg = statusOf[e.Code], e.Message
 		switch e.Code {
 		case engine.CodeNotFound:
@@ -554,7 +586,7 @@ func done(w http.ResponseWriter, r *http.Request, q *request, page, what string)
 	if strings.Contains(page, "?") {
 		sep = "&"
 	}
-	target := page + sep + "done=" + url.QueryEscape(what)
+	target := q.mount + page + sep + "done=" + url.QueryEscape(what)
 	if q.operator != nil && q.operator.Platform() {
 		target += "&org=" + url.QueryEscape(q.org)
 	}

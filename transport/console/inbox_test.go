@@ -9,8 +9,7 @@ import (
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
@@ -20,7 +19,7 @@ import (
 // organization's wallet and device are out of reach.
 func TestSMSInboxPages(t *testing.T) {
 	ctx := context.Background()
-	srv := paydtest.MustOpen(t, func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox })
+	srv := paydtest.MustOpen(t, paydtest.WithSMSInbox(smsinbox.Config{}))
 	org := srv.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
 	other := srv.NewOrg(engine.OrganizationSettings{})
 	w := srv.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")

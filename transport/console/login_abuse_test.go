@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/transport/console"
 )
 
@@ -116,7 +116,7 @@ func trustProxies(t *testing.T, list string) paydtest.Option {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(c *paydserver.Config) { c.TrustedProxies = p }
+	return func(c *payd.Config) { c.TrustedProxies = p }
 }
 
 // TestLoginFloodFromOneIPv6Network: an attacker holding an IPv6 /64 (the
@@ -378,7 +378,7 @@ func http10Cookie(t *testing.T, srv *paydtest.Server) *http.Cookie {
 // without one any sign of a proxy does.
 func TestCookieSecureBehindProxy(t *testing.T) {
 	t.Run("https public URL", func(t *testing.T) {
-		srv := paydtest.MustOpen(t, func(c *paydserver.Config) { c.PublicURL = "https://pay.example.com" })
+		srv := paydtest.MustOpen(t, func(c *payd.Config) { c.PublicURL = "https://pay.example.com" })
 		org := srv.NewOrg(engine.OrganizationSettings{})
 		operator(t, srv, "a@example.com", engine.RoleOperator, org.ID, false)
 		if c := sessionCookieVia(t, srv, "a@example.com", "127.0.0.1"); !c.Secure || !c.HttpOnly {

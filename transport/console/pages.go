@@ -22,7 +22,7 @@ type loginData struct {
 
 func (s *server) loginPage(w http.ResponseWriter, r *http.Request, q *request) error {
 	if q.operator != nil {
-		http.Redirect(w, r, "/console/", http.StatusSeeOther)
+		http.Redirect(w, r, s.mount+"/console/", http.StatusSeeOther)
 		return nil
 	}
 	return s.render(w, r, q, http.StatusOK, "login", "", loginData{Next: safeNext(r.URL.Query().Get("next"))})
@@ -95,9 +95,9 @@ func (s *server) login(w http.ResponseWriter, r *http.Request, q *request) error
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != q.token {
 		_ = s.eng.EndOperatorSession(ctx, c.Value)
 	}
-	setCookie(w, r, sessionCookie, token, engine.SessionAbsoluteTimeout)
-	clearCookie(w, r, loginCookie)
-	http.Redirect(w, r, data.Next, http.StatusSeeOther)
+	s.setCookie(w, r, sessionCookie, token, engine.SessionAbsoluteTimeout)
+	s.clearCookie(w, r, loginCookie)
+	http.Redirect(w, r, s.mount+data.Next, http.StatusSeeOther)
 	return nil
 }
 
@@ -121,8 +121,8 @@ func (s *server) logout(w http.ResponseWriter, r *http.Request, q *request) erro
 	if err := s.eng.EndOperatorSession(q.ctx(r), q.token); err != nil {
 		return err
 	}
-	clearCookie(w, r, sessionCookie)
-	http.Redirect(w, r, "/console/login?done=logged_out", http.StatusSeeOther)
+	s.clearCookie(w, r, sessionCookie)
+	http.Redirect(w, r, s.mount+"/console/login?done=logged_out", http.StatusSeeOther)
 	return nil
 }
 
@@ -183,7 +183,7 @@ func (s *server) setup(w http.ResponseWriter, r *http.Request, q *request) error
 	if _, err := s.eng.CompleteOperatorSetup(engine.WithActor(r.Context(), "console:"+op.Email), p); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/console/login?done=setup_done", http.StatusSeeOther)
+	http.Redirect(w, r, s.mount+"/console/login?done=setup_done", http.StatusSeeOther)
 	return nil
 }
 
@@ -780,7 +780,7 @@ func (s *server) links(w http.ResponseWriter, r *http.Request, q *request) error
 }
 
 func (s *server) renderLinks(w http.ResponseWriter, r *http.Request, q *request, data linksData) error {
-	data.BaseURL = s.publicURL + PayPath
+	data.BaseURL = s.publicAt(PayPath)
 	if q.org != "" {
 		var err error
 		if data.Links, err = s.eng.ListPaymentLinks(r.Context(), q.org, MaxListed); err != nil {
@@ -826,7 +826,7 @@ func (s *server) renderPay(w http.ResponseWriter, r *http.Request, q *request, s
 func (s *server) pay(w http.ResponseWriter, r *http.Request, q *request) error {
 	token := r.PathValue("token")
 	d, err := s.eng.PayPaymentLink(r.Context(), engine.PayPaymentLinkParams{
-		Token: token, PaymentMethod: r.PostForm.Get("method"), ReturnURL: s.publicURL + PayPath + url.PathEscape(token),
+		Token: token, PaymentMethod: r.PostForm.Get("method"), ReturnURL: s.publicAt(PayPath + url.PathEscape(token)),
 	})
 	var e *engine.Error
 	if errors.As(err, &e) && e.Code != engine.CodeNotFound && statusOf[e.Code] != 0 {

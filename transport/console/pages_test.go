@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -21,7 +21,7 @@ func ptr[T any](v T) *T { return &v }
 // operator as actor; another organization's operator cannot touch it.
 func TestPayoutQueue(t *testing.T) {
 	ctx := context.Background()
-	srv := paydtest.MustOpen(t, func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox })
+	srv := paydtest.MustOpen(t, paydtest.WithSMSInbox(smsinbox.Config{}))
 	orgA := srv.NewOrg(engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)})
 	orgB := srv.NewOrg(engine.OrganizationSettings{})
 	srv.Fund(orgA, "2000")

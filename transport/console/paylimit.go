@@ -28,7 +28,7 @@ func (s *server) limitPay(next http.Handler) http.Handler {
 		q := &request{lang: language(w, r), nonce: newNonce()}
 		setSecurityHeaders(w, q.nonce)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		if err := s.render(w, r, q, http.StatusTooManyRequests, "busy", "", busyData{Seconds: secs, Back: r.URL.Path}); err != nil {
+		if err := s.render(w, r, q, http.StatusTooManyRequests, "busy", "", busyData{Seconds: secs, Back: s.mount + r.URL.Path}); err != nil {
 			s.logger.ErrorContext(r.Context(), "console: render busy page", "err", err)
 		}
 	})

@@ -17,8 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/paydserver"
-	"github.com/payd-engine/payd/paydserver/paydtest"
+	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport/console"
 )
@@ -510,7 +509,7 @@ type chainFixture struct {
 func newChainFixture(t *testing.T) *chainFixture {
 	t.Helper()
 	ctx := context.Background()
-	srv := paydtest.MustOpen(t, func(c *paydserver.Config) { c.Provider = paydserver.ProviderSMSInbox })
+	srv := paydtest.MustOpen(t, paydtest.WithSMSInbox(smsinbox.Config{}))
 	f := &chainFixture{srv: srv, org: srv.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)}),
 		anchored: "73918.46", chain: "74418.46", heldClaim: "80000.00"}
 	f.wallet = srv.AddWallet(f.org, "bkash", "cash_out", "01811111111", "Agent")

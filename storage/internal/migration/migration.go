@@ -51,18 +51,3 @@ func List(fsys fs.FS, dir string) ([]Migration, error) {
 	}
 	return ms, nil
 }
-
-// Current reports whether applied, the versions a database recorded, holds
-// every one of ms: nil when its schema is the one this code expects.
-func Current(ms []Migration, applied []int) error {
-	have := make(map[int]bool, len(applied))
-	for _, v := range applied {
-		have[v] = true
-	}
-	for _, m := range ms {
-		if !have[m.Version] {
-			return fmt.Errorf("migration %s is not applied", m.Name)
-		}
-	}
-	return nil
-}

@@ -1,5 +1,6 @@
--- Verification attempts, the ledger, the event outbox and the sandbox
--- provider's payments. Conventions as in 0001, plus: ledger money is BIGINT
+-- Verification attempts, the ledger and the event outbox (the sandbox
+-- provider's payments, once here, are its migration line's 0001).
+-- Conventions as in 0001, plus: ledger money is BIGINT
 -- minor units (poisha, amount * 100), as in SQLite, so that SUM is exact and
 -- an amount finer than a poisha is refused by the store rather than rounded
 -- by a NUMERIC(20,2) column; attempts.leased_until is NULL for "never
@@ -72,19 +73,3 @@ CREATE TABLE events (
 
 CREATE INDEX events_organization_created ON events (organization_id, created_at, id);
 CREATE INDEX events_resource_created ON events (resource_id, created_at, id);
-
--- The sandbox provider's simulated wallet payments.
-CREATE TABLE sandbox_payments (
-    channel           TEXT        NOT NULL,
-    transaction_id    TEXT        NOT NULL,
-    type              TEXT        NOT NULL,
-    status            TEXT        NOT NULL,
-    amount            NUMERIC     NOT NULL,
-    currency          TEXT        NOT NULL,
-    payer_phone       TEXT        NOT NULL,
-    recipient_phone   TEXT        NOT NULL,
-    -- NULL for a payment that has not completed (zero CompletedAt).
-    completed_at      TIMESTAMPTZ,
-    time_precision_ns BIGINT      NOT NULL,
-    PRIMARY KEY (channel, transaction_id)
-);

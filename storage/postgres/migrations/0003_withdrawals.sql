@@ -1,5 +1,5 @@
--- Withdrawals and their payouts, per-method fees, journal actors and the
--- sandbox provider's payouts. Conventions as in 0001 and 0002; the
+-- Withdrawals and their payouts, per-method fees and journal actors (the
+-- sandbox provider's payouts are its migration line's 0002). Conventions as in 0001 and 0002; the
 -- withdrawals' next_run_at and leased_until are NULL for the zero time (as
 -- attempts.leased_until), which the claim's "IS NULL OR <= now" treats as
 -- due and its "NULLS FIRST" order puts first.
@@ -42,17 +42,3 @@ CREATE TABLE withdrawals (
 -- spells the same literal so the planner can use it.
 CREATE INDEX withdrawals_due ON withdrawals (next_run_at NULLS FIRST, id)
     WHERE status = 'processing';
-
--- The sandbox provider's simulated payouts, by the engine's idempotency key.
-CREATE TABLE sandbox_payouts (
-    idempotency_key TEXT        NOT NULL PRIMARY KEY,
-    reference       TEXT        NOT NULL,
-    method          TEXT        NOT NULL,
-    account         TEXT        NOT NULL,
-    amount          NUMERIC     NOT NULL,
-    status          TEXT        NOT NULL,
-    reason          TEXT        NOT NULL,
-    created_at      TIMESTAMPTZ NOT NULL,
-    -- NULL for a payout that has not completed (zero CompletedAt).
-    completed_at    TIMESTAMPTZ
-);

@@ -1,5 +1,6 @@
--- Verification attempts, the ledger, the event outbox and the sandbox
--- provider's payments. Conventions as in 0001, plus: ledger money is INTEGER
+-- Verification attempts, the ledger and the event outbox (the sandbox
+-- provider's payments, once here, are its migration line's 0001).
+-- Conventions as in 0001, plus: ledger money is INTEGER
 -- minor units (poisha, amount * 100) so that SUM is exact, and
 -- attempts.leased_until is 0, not NULL, for "never leased", so that
 -- "leased_until <= now" holds for it without a NULL case.
@@ -71,19 +72,3 @@ CREATE TABLE events (
 
 CREATE INDEX events_organization_created ON events (organization_id, created_at, id);
 CREATE INDEX events_resource_created ON events (resource_id, created_at, id);
-
--- The sandbox provider's simulated wallet payments.
-CREATE TABLE sandbox_payments (
-    channel           TEXT    NOT NULL,
-    transaction_id    TEXT    NOT NULL,
-    type              TEXT    NOT NULL,
-    status            TEXT    NOT NULL,
-    amount            TEXT    NOT NULL,
-    currency          TEXT    NOT NULL,
-    payer_phone       TEXT    NOT NULL,
-    recipient_phone   TEXT    NOT NULL,
-    -- NULL for a payment that has not completed (zero CompletedAt).
-    completed_at      INTEGER,
-    time_precision_ns INTEGER NOT NULL,
-    PRIMARY KEY (channel, transaction_id)
-) STRICT;

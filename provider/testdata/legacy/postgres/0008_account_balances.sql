@@ -1,0 +1,23 @@
+-- Issue 18: balances cost the same at any ledger size. One row per
+-- (organization, account) holds the sum of its entries; CreateJournal adds
+-- each journal's totals to it in the journal's own transaction. The
+-- entries stay the append-only truth: `payd admin ledger verify` recomputes
+-- the rows from them.
+CREATE TABLE account_balances (
+    organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id),
+    account         TEXT   NOT NULL,
+    -- Signed sum of the account's entries, in poisha.
+    balance_minor   BIGINT NOT NULL,
+    PRIMARY KEY (organization_id, account)
+);
+
+-- Existing ledgers: the rows are what their entries add up to. SHARE mode
+-- holds off writers of entries until this commits, so none falls between
+-- the sum and the rows. (A process of an older payd that keeps writing
+-- entries afterwards leaves the rows behind: stop old processes first;
+-- `payd admin ledger verify` reports any difference.)
+LOCK TABLE ledger_entries IN SHARE MODE;
+INSERT INTO account_balances (organization_id, account, balance_minor)
+SELECT organization_id, account, SUM(amount_minor)
+FROM ledger_entries
+GROUP BY organization_id, account;
