@@ -98,13 +98,18 @@ func (a inboxConsole) ListPayouts(ctx context.Context, orgID string, open bool) 
 	out := make([]console.Payout, len(ps))
 	for i, p := range ps {
 		out[i] = console.Payout{WithdrawalID: p.IdempotencyKey, Method: p.Method, Account: p.Account, Amount: engine.FormatAmount(p.Amount),
-			Status: p.Status, Reference: p.Reference, Reason: p.Reason, Operator: p.Operator, CreatedAt: p.CreatedAt}
+			Status: p.Status, Reference: p.Reference, Reason: p.Reason, Operator: p.Operator, DepositID: p.DepositID, CreatedAt: p.CreatedAt}
 	}
 	return out, nil
 }
 
-// ownWithdrawal returns not_found unless the withdrawal is orgID's.
+// ownWithdrawal returns not_found unless the withdrawal (or the refund
+// queued as a payout) is orgID's.
 func (a inboxConsole) ownWithdrawal(ctx context.Context, orgID, id string) error {
+	if strings.HasPrefix(id, engine.PrefixRefund) {
+		_, err := a.eng.GetRefund(ctx, orgID, id)
+		return err
+	}
 	_, err := a.eng.GetWithdrawal(ctx, orgID, id)
 	return err
 }

@@ -49,7 +49,7 @@ func TestRefusesASchemaBehind(t *testing.T) {
 		want     string
 	}{
 		{newSandbox, `line "sandbox" is at version 0, this code needs 3 (missing 0001, 0002, 0003)`},
-		{newInbox, `line "smsinbox" is at version 0, this code needs 4 (missing 0001, 0002, 0003, 0004)`},
+		{newInbox, `line "smsinbox" is at version 0, this code needs 5 (missing 0001, 0002, 0003, 0004, 0005)`},
 	} {
 		cfg.Provider = c.provider()
 		if _, err := payd.New(cfg); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -71,10 +71,10 @@ func TestRefusesASchemaBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, `DELETE FROM payd_migrations WHERE line = 'smsinbox' AND version = 4`); err != nil {
+	if _, err := db.ExecContext(ctx, `DELETE FROM payd_migrations WHERE line = 'smsinbox' AND version = 5`); err != nil {
 		t.Fatal(err)
 	}
-	if err := app.Ready(ctx); err == nil || !strings.Contains(err.Error(), `line "smsinbox" is at version 3, this code needs 4 (missing 0004)`) {
+	if err := app.Ready(ctx); err == nil || !strings.Contains(err.Error(), `line "smsinbox" is at version 4, this code needs 5 (missing 0005)`) {
 		t.Errorf("Ready = %v", err)
 	}
 }

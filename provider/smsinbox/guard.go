@@ -269,18 +269,13 @@ func (p *Provider) ConfirmPayout(ctx context.Context, withdrawalID string) (*Man
 		if err := tx.UpdateManualPayout(ctx, mp); err != nil {
 			return err
 		}
-		return p.audit(ctx, tx, AuditPayoutConfirm, mp.OrganizationID, withdrawalID, map[string]string{
-			"provider_transaction_id": mp.Reference, "sms": mp.SMSID,
-			"amount": engine.FormatAmount(mp.Amount), "method": mp.Method,
-		})
+		return p.audit(ctx, tx, mp.action(AuditPayoutConfirm), mp.OrganizationID, withdrawalID, mp.auditDetails())
 	})
 	if err != nil {
 		return nil, err
 	}
-	if p.engine != nil {
-		if err := p.engine.PollPayoutNow(ctx, mp.OrganizationID, withdrawalID); err != nil {
-			return mp, err
-		}
+	if err := p.pollNow(ctx, mp); err != nil {
+		return mp, err
 	}
 	return mp, nil
 }

@@ -311,8 +311,8 @@ func (p *Provider) proved(ctx context.Context, ms []*SMS, paid []*ManualPayout) 
 		}
 	}
 	for _, mp := range paid {
-		if err := p.engine.PollPayoutNow(ctx, mp.OrganizationID, mp.IdempotencyKey); err != nil {
-			p.logger.Warn("sms inbox: poll payout", "withdrawal", mp.IdempotencyKey, "err", err)
+		if err := p.pollNow(ctx, mp); err != nil {
+			p.logger.Warn("sms inbox: poll payout", "payout", mp.IdempotencyKey, "err", err)
 		}
 	}
 }
@@ -377,12 +377,9 @@ func (p *Provider) settleSentPayouts(ctx context.Context, tx Tx, proven []*SMS, 
 			return nil, err
 		}
 		err = tx.AppendAudit(ctx, &engine.AuditEntry{
-			ID: engine.NewID(engine.PrefixAudit, now), Actor: "smsinbox", Action: action,
+			ID: engine.NewID(engine.PrefixAudit, now), Actor: "smsinbox", Action: mp.action(action),
 			OrganizationID: mp.OrganizationID, Subject: mp.IdempotencyKey, CreatedAt: now,
-			Details: map[string]string{
-				"provider_transaction_id": mp.Reference, "sms": m.ID,
-				"amount": engine.FormatAmount(mp.Amount), "method": mp.Method,
-			},
+			Details: mp.auditDetails(),
 		})
 		if err != nil {
 			return nil, err

@@ -41,7 +41,7 @@ func (p *Provider) GetPayout(ctx context.Context, key string) (*engine.Payout, e
 		mp, err = tx.GetManualPayout(ctx, key)
 		return err
 	})
-	if errors.Is(err, engine.ErrNotFound) {
+	if errors.Is(err, engine.ErrNotFound) || err == nil && mp.IsRefund() {
 		return nil, engine.ErrPayoutNotFound
 	}
 	if err != nil {
@@ -70,8 +70,9 @@ func (p *Provider) ListPayouts(ctx context.Context, params ListPayoutsParams) ([
 	return out, err
 }
 
-// CompletePayout records that the operator sent a queued payout, with the
-// transaction ID of their send. Recording the same again changes nothing.
+// CompletePayout records that the operator sent a queued payout (or
+// refund), with the transaction ID of their send. Recording the same again
+// changes nothing.
 func (p *Provider) CompletePayout(ctx context.Context, withdrawalID, transactionID string) (*ManualPayout, error) {
 	ref, err := engine.NormalizeTransactionID("provider_transaction_id", transactionID)
 	if err != nil {
@@ -80,8 +81,8 @@ func (p *Provider) CompletePayout(ctx context.Context, withdrawalID, transaction
 	return p.finishPayout(ctx, withdrawalID, PayoutSucceeded, ref, "")
 }
 
-// FailPayout records that a queued payout could not be sent; the
-// withdrawal fails and its hold is released.
+// FailPayout records that a queued payout (or refund) could not be sent;
+// the withdrawal (refund) fails and its hold is released.
 func (p *Provider) FailPayout(ctx context.Context, withdrawalID, reason string) (*ManualPayout, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
@@ -117,16 +118,17 @@ func (p *Provider) finishPayout(ctx context.Context, key, status, ref, reason st
 			action, details = AuditPayoutFail, map[string]string{"reason": reason}
 		}
 		details["amount"], details["method"] = engine.FormatAmount(mp.Amount), mp.Method
-		return p.audit(ctx, tx, action, mp.OrganizationID, key, details)
+		if mp.IsRefund() {
+			details["deposit_id"] = mp.DepositID
+		}
+		return p.audit(ctx, tx, mp.action(action), mp.OrganizationID, key, details)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if p.engine != nil {
-		// The worker would see it at its next poll; this is now.
-		if err := p.engine.PollPayoutNow(ctx, mp.OrganizationID, key); err != nil {
-			return mp, err
-		}
+	// The worker would see it at its next poll; this is now.
+	if err := p.pollNow(ctx, mp); err != nil {
+		return mp, err
 	}
 	return mp, nil
 }

@@ -565,12 +565,12 @@ func (t *sqlTx) PutSettings(ctx context.Context, s *Settings) error {
 // Manual payouts.
 
 const manualPayoutColumns = `idempotency_key, organization_id, method, account, amount, status, reference,
-	reason, operator, created_at, completed_at, sms_id`
+	reason, operator, created_at, completed_at, sms_id, deposit_id`
 
 func readManualPayout(scan scanFunc) (*ManualPayout, error) {
 	var p ManualPayout
 	if err := scan(&p.IdempotencyKey, &p.OrganizationID, &p.Method, &p.Account, &p.Amount,
-		&p.Status, &p.Reference, &p.Reason, &p.Operator, &p.CreatedAt, &p.CompletedAt, &p.SMSID); err != nil {
+		&p.Status, &p.Reference, &p.Reason, &p.Operator, &p.CreatedAt, &p.CompletedAt, &p.SMSID, &p.DepositID); err != nil {
 		return nil, err
 	}
 	return &p, nil
@@ -580,9 +580,9 @@ func readManualPayout(scan scanFunc) (*ManualPayout, error) {
 // ErrDuplicate.
 func (t *sqlTx) CreateManualPayout(ctx context.Context, p *ManualPayout) error {
 	return t.insert(ctx, "manual payout "+p.IdempotencyKey, `INSERT INTO manual_payouts (`+manualPayoutColumns+`)
-		VALUES (`+params(1, 12)+`)`,
+		VALUES (`+params(1, 13)+`)`,
 		p.IdempotencyKey, p.OrganizationID, p.Method, p.Account, p.Amount, p.Status, p.Reference,
-		p.Reason, p.Operator, p.CreatedAt, p.CompletedAt, p.SMSID)
+		p.Reason, p.Operator, p.CreatedAt, p.CompletedAt, p.SMSID, p.DepositID)
 }
 
 func (t *sqlTx) GetManualPayout(ctx context.Context, idempotencyKey string) (*ManualPayout, error) {

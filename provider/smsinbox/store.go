@@ -320,12 +320,16 @@ const (
 	PayoutFailed    = engine.PayoutFailed
 )
 
-// ManualPayout is a withdrawal's payout waiting for, or done by, an
-// operator. Its IdempotencyKey is the withdrawal's ID; Reference is the
-// transaction ID of the operator's own send.
+// ManualPayout is a withdrawal's payout, or a deposit's refund, waiting
+// for, or done by, an operator. Its IdempotencyKey is the withdrawal's (or
+// refund's) ID; Reference is the transaction ID of the operator's own send.
+// A refund is the payout of DepositID's payer; both wait in one queue so
+// that a debit SMS completes at most one of them.
 type ManualPayout struct {
 	engine.Payout
 	OrganizationID string
+	// DepositID is the deposit a refund gives back; "" for a payout.
+	DepositID string
 	// Operator is who recorded the outcome.
 	Operator string
 	// SMSID is the message that matched or completed it; "" if none.

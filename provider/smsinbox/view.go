@@ -156,9 +156,12 @@ func NewGapView(g *Gap) GapView {
 	}
 }
 
-// PayoutView is a manual payout in the operator's queue.
+// PayoutView is a manual payout in the operator's queue. A refund's
+// WithdrawalID is the refund's ID, and DepositID names the deposit it
+// gives back.
 type PayoutView struct {
 	WithdrawalID          string  `json:"withdrawal_id"`
+	DepositID             *string `json:"deposit_id,omitempty"`
 	OrganizationID        string  `json:"organization_id"`
 	PaymentMethod         string  `json:"payment_method"`
 	Account               string  `json:"account"`
@@ -179,7 +182,7 @@ func NewPayoutView(p *ManualPayout) PayoutView {
 		WithdrawalID: p.IdempotencyKey, OrganizationID: p.OrganizationID, PaymentMethod: p.Method,
 		Account: p.Account, Amount: engine.FormatAmount(p.Amount), Status: p.Status,
 		ProviderTransactionID: opt(p.Reference), Reason: opt(p.Reason), Operator: opt(p.Operator), SMS: opt(p.SMSID),
-		QueuedAt: engine.FormatTime(p.CreatedAt),
+		QueuedAt: engine.FormatTime(p.CreatedAt), DepositID: opt(p.DepositID),
 	}
 	if !p.CompletedAt.IsZero() {
 		v.CompletedAt = opt(engine.FormatTime(p.CompletedAt))

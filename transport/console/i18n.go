@@ -90,6 +90,7 @@ var texts = map[string][2]string{
 	"redeliver":            {"Send again", "আবার পাঠান"},
 	"account":              {"Account", "অ্যাকাউন্ট"},
 	"payout_queue":         {"Manual payout queue", "ম্যানুয়াল পেআউট সারি"},
+	"refund_of":            {"refund of", "রিফান্ড:"},
 	"payout_hint":          {"Send the money from your wallet, then record its transaction ID here.", "আপনার ওয়ালেট থেকে টাকা পাঠিয়ে এখানে ট্রানজেকশন আইডি লিখুন।"},
 	"complete":             {"Mark sent", "পাঠানো হয়েছে"},
 	"confirm":              {"Confirm (an SMS matched it)", "নিশ্চিত করুন (এসএমএস মিলেছে)"},

@@ -77,9 +77,11 @@ type Unmatched struct {
 	Next                     string
 }
 
-// Payout is a manual payout.
+// Payout is a manual payout, or a refund queued as one: its WithdrawalID
+// is then the refund's ID and DepositID the deposit it gives back.
 type Payout struct {
 	WithdrawalID, Method, Account, Amount, Status, Reference, Reason, Operator string
+	DepositID                                                                  string
 	CreatedAt                                                                  time.Time
 }
 

@@ -769,6 +769,8 @@ func testManualPayouts(t *testing.T, s Store) {
 	failed := newManualPayout("wdr_3", "org_1")
 	failed.Status, failed.Reason, failed.Operator = smsinbox.PayoutFailed, "account closed", "admin:bob"
 	failed.CreatedAt, failed.CompletedAt = base.Add(2*time.Second), base.Add(3*time.Second)
+	// A refund: the payout of a deposit's payer, in the same queue.
+	failed.DepositID = "dep_3"
 	// The same creation time as queued: after it by key.
 	theirs := newManualPayout("wdr_9", "org_2")
 	theirs.Amount, theirs.Status, theirs.Reference, theirs.SMSID = dec("0.01"), smsinbox.PayoutMatched, "REF0000009", "sms_9"
@@ -819,7 +821,7 @@ func testManualPayouts(t *testing.T, s Store) {
 	inboxWrite(t, s, func(ctx context.Context, tx smsinbox.Tx) error {
 		changed := *queued
 		changed.OrganizationID, changed.Method, changed.Account = "org_2", "upay", "x"
-		changed.Amount, changed.CreatedAt = dec("9"), base.Add(time.Hour)
+		changed.Amount, changed.CreatedAt, changed.DepositID = dec("9"), base.Add(time.Hour), "dep_x"
 		if err := tx.UpdateManualPayout(ctx, &changed); err != nil {
 			return err
 		}
