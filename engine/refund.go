@@ -168,7 +168,14 @@ type CreateRefundParams struct {
 	MerchantID  string
 	Reason      string
 	Metadata    []byte // raw JSON object, nil when absent
+	// Audit records the create in the audit log, with the context's actor
+	// (WithActor), in the refund's transaction: an operator's refund (the
+	// console, the admin command), not an API client's.
+	Audit bool
 }
+
+// AuditRefundCreate is the audit action of an operator's refund.
+const AuditRefundCreate = "refund.create"
 
 // Validate checks the request's own values (400): the transport calls it
 // before it looks for the deposit, as the contract orders the answers.
@@ -310,6 +317,14 @@ func (e *Engine) CreateRefund(ctx context.Context, p CreateRefundParams) (*Refun
 			return err
 		}
 		out, created = &nr, true
+		if p.Audit {
+			err := e.audit(ctx, tx, AuditRefundCreate, nr.OrganizationID, nr.ID, map[string]string{
+				"deposit_id": nr.DepositID, "amount": FormatAmount(amount), "merchant_id": nr.MerchantID, "reason": nr.Reason,
+			})
+			if err != nil {
+				return err
+			}
+		}
 		return e.writeJournal(ctx, tx, &Journal{
 			OrganizationID: nr.OrganizationID, Kind: JournalRefundHold, Reference: nr.ID, Memo: "refund " + nr.MerchantID,
 			Entries: []Entry{{AccountAvailable, amount.Neg()}, {AccountHeld, amount}},

@@ -191,6 +191,8 @@ var routes = []struct {
 	{"GET /console/audit", engine.RoleViewer, (*server).audit},
 	{"GET /console/links", engine.RoleViewer, (*server).links},
 
+	{"POST /console/deposits/{id}/refund", engine.RoleOperator, (*server).refundReview},
+	{"POST /console/deposits/{id}/refunds", engine.RoleOperator, (*server).refundCreate},
 	{"POST /console/payouts/{id}/complete", engine.RoleOperator, (*server).payoutComplete},
 	{"POST /console/payouts/{id}/confirm", engine.RoleOperator, (*server).payoutConfirm},
 	{"POST /console/payouts/{id}/fail", engine.RoleOperator, (*server).payoutFail},
@@ -542,16 +544,18 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, q *request, stat
 
 // statusOf maps an engine error to the page's HTTP status.
 var statusOf = map[string]int{
-	engine.CodeInvalidRequest:      http.StatusBadRequest,
-	engine.CodeUnauthorized:        http.StatusUnauthorized,
-	engine.CodeForbidden:           http.StatusForbidden,
-	engine.CodeNotFound:            http.StatusNotFound,
-	engine.CodeConflict:            http.StatusConflict,
-	engine.CodeDepositTerminal:     http.StatusConflict,
-	engine.CodeAttemptInProgress:   http.StatusConflict,
-	engine.CodeMerchantIDConflict:  http.StatusConflict,
-	engine.CodeMethodUnavailable:   http.StatusUnprocessableEntity,
-	engine.CodeInsufficientBalance: http.StatusUnprocessableEntity,
+	engine.CodeInvalidRequest:       http.StatusBadRequest,
+	engine.CodeUnauthorized:         http.StatusUnauthorized,
+	engine.CodeForbidden:            http.StatusForbidden,
+	engine.CodeNotFound:             http.StatusNotFound,
+	engine.CodeConflict:             http.StatusConflict,
+	engine.CodeDepositTerminal:      http.StatusConflict,
+	engine.CodeAttemptInProgress:    http.StatusConflict,
+	engine.CodeMerchantIDConflict:   http.StatusConflict,
+	engine.CodeDepositNotRefundable: http.StatusConflict,
+	engine.CodeRefundExceedsDeposit: http.StatusConflict,
+	engine.CodeMethodUnavailable:    http.StatusUnprocessableEntity,
+	engine.CodeInsufficientBalance:  http.StatusUnprocessableEntity,
 }
 
 // renderError shows an error page: the engine's message for a refusal, a

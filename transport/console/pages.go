@@ -337,6 +337,11 @@ type depositData struct {
 	Deposit  *engine.Deposit
 	Attempts []*engine.Attempt
 	Events   []eventDeliveries
+	// Refunds are the deposit's (newest first, at most MaxListed);
+	// Refundable what its refunds have not reserved, "" unless it can be
+	// refunded.
+	Refunds    []*engine.Refund
+	Refundable string
 }
 
 type eventDeliveries struct {
@@ -365,7 +370,77 @@ func (s *server) deposit(w http.ResponseWriter, r *http.Request, q *request) err
 		}
 		data.Events = append(data.Events, eventDeliveries{ev, ds})
 	}
+	refunds, err := s.eng.ListRefunds(ctx, engine.ListParams{OrganizationID: q.org, DepositID: d.ID, Limit: MaxListed})
+	if err != nil {
+		return err
+	}
+	data.Refunds = refunds.Data
+	if left := d.Amount.Sub(d.RefundReserved); d.Status == engine.StatusSucceeded && left.IsPositive() {
+		data.Refundable = engine.FormatAmount(left)
+	}
 	return s.render(w, r, q, http.StatusOK, "deposit", "deposits", data)
+}
+
+// Refunds. An operator reviews a refund (refundReview changes nothing and
+// shows what will be sent, with a merchant_id generated for it), then
+// confirms it (refundCreate): the merchant_id makes a confirmation posted
+// twice one refund.
+
+type refundData struct {
+	Deposit                    *engine.Deposit
+	Amount, Reason, MerchantID string
+}
+
+// refundParams reads a refund form of the deposit d: an empty amount is
+// all that is left to refund.
+func refundParams(r *http.Request, q *request, d *engine.Deposit) (engine.CreateRefundParams, error) {
+	p := engine.CreateRefundParams{
+		OrganizationID: q.org, DepositID: d.ID, AmountGiven: true, Audit: true,
+		Amount: strings.TrimSpace(r.PostForm.Get("amount")), Reason: strings.TrimSpace(r.PostForm.Get("reason")),
+		MerchantID: r.PostForm.Get("merchant_id"),
+	}
+	if p.Amount == "" {
+		p.Amount = engine.FormatAmount(d.Amount.Sub(d.RefundReserved))
+	}
+	return p, p.Validate()
+}
+
+func (s *server) refundReview(w http.ResponseWriter, r *http.Request, q *request) error {
+	d, err := s.eng.GetDeposit(r.Context(), q.org, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	r.PostForm.Set("merchant_id", "console_"+engine.RandomToken(12))
+	p, err := refundParams(r, q, d)
+	if err != nil {
+		return err
+	}
+	// The checks the create repeats under its locks, said before the
+	// operator confirms.
+	if d.Status != engine.StatusSucceeded {
+		return engine.Errorf(engine.CodeDepositNotRefundable, "deposit: its status is %s; only a succeeded deposit can be refunded", d.Status)
+	}
+	amount, _ := engine.ParseAmount("amount", p.Amount) // Validate parsed it
+	if left := d.Amount.Sub(d.RefundReserved); amount.GreaterThan(left) {
+		return engine.Errorf(engine.CodeRefundExceedsDeposit, "amount: the deposit has %s left to refund", engine.FormatAmount(left))
+	}
+	data := refundData{Deposit: d, Amount: engine.FormatAmount(amount), Reason: p.Reason, MerchantID: p.MerchantID}
+	return s.render(w, r, q, http.StatusOK, "refund", "deposits", data)
+}
+
+func (s *server) refundCreate(w http.ResponseWriter, r *http.Request, q *request) error {
+	d, err := s.eng.GetDeposit(r.Context(), q.org, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	p, err := refundParams(r, q, d)
+	if err != nil {
+		return err
+	}
+	if _, _, err := s.eng.CreateRefund(q.ctx(r), p); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/deposits/"+url.PathEscape(d.ID), "done_refund")
 }
 
 // Withdrawals and the manual payout queue.
