@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
@@ -20,6 +21,9 @@ type adminCommand struct {
 	setup   func(fs *flag.FlagSet) func(ctx context.Context, eng *engine.Engine) (any, error)
 	// inbox, instead of setup, declares a command of the SMS inbox provider.
 	inbox func(fs *flag.FlagSet) func(ctx context.Context, inbox *smsinbox.Provider) (any, error)
+	// refunds marks a command that asks the provider whether it can
+	// refund: it takes --provider, the one payd serve runs.
+	refunds bool
 	// creates marks "payd admin init", the one admin command that creates
 	// a missing database; the others refuse to, so that a mistyped --db is
 	// an error and not a new empty database.
@@ -71,6 +75,8 @@ var adminCommands = map[string]adminCommand{
 	"payout list":           {summary: "list the manual payouts and refunds waiting for an operator (smsinbox); a refund names its deposit_id", inbox: payoutList},
 	"payout complete":       {summary: "record that you sent a queued payout or refund (--withdrawal takes a refund ID); it succeeds", inbox: payoutComplete},
 	"payout fail":           {summary: "record that a queued payout or refund cannot be sent; it fails and its hold is released", inbox: payoutFail},
+	"refund create":         {summary: "refund a succeeded deposit (all that is left, or --amount), audited; payd serve's worker sends it", setup: refundCreate, refunds: true},
+	"refund list":           {summary: "list an organization's refunds, or a deposit's, newest first", setup: refundList},
 	"operator add":          {summary: "add a console operator; prints a one-time setup link", setup: operatorAdd},
 	"operator list":         {summary: "list console operators", setup: operatorList},
 	"operator disable":      {summary: "stop a console operator from logging in; ends their sessions", setup: operatorDisable},
@@ -143,6 +149,10 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case cmd.setup != nil:
 		runCmd = cmd.setup(fs)
 	}
+	var providerName *string
+	if cmd.refunds {
+		providerName = fs.String("provider", env("PAYD_PROVIDER", providerSandbox), "the provider payd serve runs, asked whether it can refund: sandbox or smsinbox (env PAYD_PROVIDER)")
+	}
 	if fs.Lookup("actor") == nil { // balance adjust declares its own
 		fs.String("actor", env("USER", "admin"), "who is acting, recorded in the audit log ($USER if set)")
 	}
@@ -169,7 +179,8 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer db.store.Close()
 	store, keyring := db.store, db.keyring
 	// Admin commands create no checkouts, so no provider is reachable
-	// here, except the SMS inbox, which keeps its state in the store.
+	// here, except the SMS inbox, which keeps its state in the store, and
+	// the provider a refund's create asks (both keep theirs there).
 	var provider engine.Provider = noProvider{}
 	var inbox *smsinbox.Provider
 	if runInbox != nil {
@@ -177,6 +188,19 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		provider = inbox
+	}
+	if providerName != nil {
+		switch *providerName {
+		case providerSandbox:
+			provider, err = sandbox.New(sandbox.Config{Store: store})
+		case providerSMSInbox:
+			provider, err = smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(store), Keyring: keyring})
+		default:
+			err = fmt.Errorf("--provider must be %s or %s, got %q", providerSandbox, providerSMSInbox, *providerName)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	eng, err := engine.New(engine.Config{Store: store, Provider: provider, Keyring: keyring})
 	if err != nil {
