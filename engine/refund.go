@@ -539,3 +539,9 @@ func (e *Engine) PollRefundNow(ctx context.Context, orgID, id string) error {
 	}
 	return err
 }
+
+// ExportRefunds is ExportDeposits for refunds: the organization's refunds
+// in the created range, oldest first, a page at a time.
+func (e *Engine) ExportRefunds(ctx context.Context, p ListParams, fn func(*Refund) error) error {
+	return export(ctx, e, p, Tx.ListRefundsPage, func(r *Refund) PageCursor { return PageCursor{r.CreatedAt, r.ID} }, fn)
+}

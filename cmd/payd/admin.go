@@ -52,6 +52,7 @@ var adminCommands = map[string]adminCommand{
 	"export deposits":       {summary: "stream an organization's deposits in a time range as CSV or JSON lines", setup: exportSetup("deposits")},
 	"export withdrawals":    {summary: "stream an organization's withdrawals in a time range as CSV or JSON lines", setup: exportSetup("withdrawals")},
 	"export ledger":         {summary: "stream an organization's balance movements in a time range as CSV or JSON lines", setup: exportSetup("ledger")},
+	"export refunds":        {summary: "stream an organization's refunds in a time range as CSV or JSON lines", setup: exportSetup("refunds")},
 	"webhook add":           {summary: "register an endpoint for an organization's events; prints its secret once", setup: webhookAdd},
 	"webhook list":          {summary: "list an organization's webhook endpoints", setup: webhookList},
 	"webhook remove":        {summary: "delete an endpoint and its deliveries", setup: webhookRemove},

@@ -14,7 +14,7 @@ import (
 	"github.com/payd-engine/payd/internal/csvsafe"
 )
 
-// payd admin export deposits|withdrawals|ledger: an organization's rows in
+// payd admin export deposits|withdrawals|ledger|refunds: an organization's rows in
 // a time range, oldest first, as CSV or JSON lines, for spreadsheets and
 // accounting tools. A CSV cell a spreadsheet would run as a formula gets a
 // leading quote (internal/csvsafe); JSON lines keep every value as it is.
@@ -75,6 +75,8 @@ var exportColumns = map[string][]string{
 	"withdrawals": {"id", "created_at", "merchant_id", "payment_method", "phone", "amount", "commission", "currency",
 		"status", "provider_reference", "failure_reason", "metadata"},
 	"ledger": {"id", "created_at", "account", "kind", "amount", "balance_after", "currency", "resource_id"},
+	"refunds": {"id", "created_at", "deposit_id", "merchant_id", "amount", "currency", "status", "reason",
+		"provider_reference", "failure_code", "failure_reason", "metadata"},
 }
 
 // exportStream writes the rows when the admin command prints its result.
@@ -137,6 +139,11 @@ func (s *exportStream) rows(write func([]string) error) error {
 			return write([]string{w.ID, engine.FormatTime(w.CreatedAt), w.MerchantID, w.PaymentMethod, w.Account,
 				engine.FormatAmount(w.Amount), engine.FormatAmount(w.Commission), engine.Currency, w.Status,
 				w.ProviderReference, w.FailureReason, string(w.Metadata)})
+		})
+	case "refunds":
+		return s.eng.ExportRefunds(s.ctx, s.params, func(r *engine.Refund) error {
+			return write([]string{r.ID, engine.FormatTime(r.CreatedAt), r.DepositID, r.MerchantID, engine.FormatAmount(r.Amount),
+				engine.Currency, r.Status, r.Reason, r.ProviderReference, r.FailureCode, r.FailureReason, string(r.Metadata)})
 		})
 	default:
 		return s.eng.ExportBalanceTransactions(s.ctx, s.params, func(b *engine.BalanceTransaction) error {

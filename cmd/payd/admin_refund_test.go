@@ -74,7 +74,8 @@ func TestAdminRefund(t *testing.T) {
 				str(again["refund"].(map[string]any), "id") != str(r, "id") {
 				t.Fatalf("refund create: %v, again %v", first, again)
 			}
-			if out := runAdmin(t, db, "refund", "create", "--org", org, "--deposit", "dep_paid", "--actor", "alice"); str(out["refund"].(map[string]any), "amount") != "300.00" {
+			if out := runAdmin(t, db, "refund", "create", "--org", org, "--deposit", "dep_paid", "--actor", "alice",
+				"--reason", "=1+1", "--merchant-id", "@SUM(1)"); str(out["refund"].(map[string]any), "amount") != "300.00" {
 				t.Fatalf("a refund of all that is left: %v", out)
 			}
 			stdout.Reset()
@@ -85,6 +86,12 @@ func TestAdminRefund(t *testing.T) {
 			list := runAdmin(t, db, "refund", "list", "--org", org, "--deposit", "dep_paid")
 			if rs := list["refunds"].([]any); len(rs) != 2 || str(rs[1].(map[string]any), "id") != str(r, "id") {
 				t.Fatalf("refund list: %v", list)
+			}
+			// The export: a merchant's text a spreadsheet would run is quoted.
+			rows := exportCSV(t, db, "refunds", "--org", org)
+			if len(rows) != 2 || rows[0]["id"] != str(r, "id") || rows[0]["amount"] != "200.00" || rows[0]["reason"] != "damaged" ||
+				rows[1]["reason"] != "'=1+1" || rows[1]["merchant_id"] != "'@SUM(1)" || rows[1]["deposit_id"] != "dep_paid" || rows[1]["status"] != "processing" {
+				t.Fatalf("export refunds: %v", rows)
 			}
 			audit := runAdmin(t, db, "audit", "--org", org)
 			var n int
