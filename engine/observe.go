@@ -28,6 +28,13 @@ type Observer interface {
 	PayoutYielded(wait time.Duration)
 }
 
+// RefundObserver is an Observer that is also told of refunds; an
+// Observer without it (written before refunds) is not.
+type RefundObserver interface {
+	// RefundFinished: a refund settled (RefundSucceeded or RefundFailed).
+	RefundFinished(status string)
+}
+
 // outcome is one Observer call waiting for its transaction to commit.
 type outcome func(Observer)
 
@@ -75,6 +82,8 @@ type Queues struct {
 	AttemptsProcessing, AttemptsDelayed Queue
 	// PayoutsProcessing are withdrawals whose payout is not settled yet.
 	PayoutsProcessing Queue
+	// RefundsProcessing are refunds not settled yet.
+	RefundsProcessing Queue
 	// DeliveriesPending are webhook deliveries not yet delivered or
 	// exhausted.
 	DeliveriesPending Queue

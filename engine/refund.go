@@ -509,6 +509,11 @@ func (e *Engine) finishRefund(ctx context.Context, tx Tx, r *Refund, leasedUntil
 	if err := tx.UpdateDepositRefunds(ctx, d); err != nil {
 		return err
 	}
+	note(ctx, func(o Observer) {
+		if ro, ok := o.(RefundObserver); ok {
+			ro.RefundFinished(status)
+		}
+	})
 	if err := e.writeEvent(ctx, tx, r.OrganizationID, event, r.ID, NewRefundView(r), now); err != nil {
 		return err
 	}

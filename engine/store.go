@@ -267,9 +267,10 @@ type Tx interface {
 	// due and not leased, like ClaimDueAttempts.
 	ClaimDuePayouts(ctx context.Context, p ClaimParams) ([]*Withdrawal, error)
 	// CountQueues counts the running attempts (processing, delayed), the
-	// processing withdrawals and the pending deliveries, with the creation
-	// time of the oldest of each, through the partial indexes their claims
-	// use (attempts_due, withdrawals_due, deliveries_due), so that its cost
+	// processing withdrawals and refunds and the pending deliveries, with
+	// the creation time of the oldest of each, through the partial indexes
+	// their claims use (attempts_due, withdrawals_due, refunds_due,
+	// deliveries_due), so that its cost
 	// follows the work waiting and not the history.
 	CountQueues(ctx context.Context) (*Queues, error)
 

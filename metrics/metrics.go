@@ -27,12 +27,16 @@ type Metrics struct {
 	verifications *prometheus.CounterVec
 	deposits      *prometheus.CounterVec
 	withdrawals   *prometheus.CounterVec
+	refunds       *prometheus.CounterVec
 	webhookPosts  *prometheus.CounterVec
 	disabled      prometheus.Counter
 	payoutYield   prometheus.Counter
 }
 
-var _ engine.Observer = (*Metrics)(nil)
+var (
+	_ engine.Observer       = (*Metrics)(nil)
+	_ engine.RefundObserver = (*Metrics)(nil)
+)
 
 // New returns payd's metrics on a registry of their own.
 func New() *Metrics {
@@ -60,6 +64,10 @@ func New() *Metrics {
 			Name: "payd_withdrawals_finished_total",
 			Help: "Withdrawals whose payout settled, by status.",
 		}, []string{"status"}),
+		refunds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "payd_refunds_finished_total",
+			Help: "Refunds that settled, by status (succeeded, failed).",
+		}, []string{"status"}),
 		webhookPosts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "payd_webhook_posts_total",
 			Help: "Webhook posts, by result (delivered: a 2xx answer; failed: anything else).",
@@ -76,7 +84,7 @@ func New() *Metrics {
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.duration, m.verifications, m.deposits, m.withdrawals, m.webhookPosts, m.disabled, m.payoutYield,
+		m.requests, m.duration, m.verifications, m.deposits, m.withdrawals, m.refunds, m.webhookPosts, m.disabled, m.payoutYield,
 	)
 	return m
 }
@@ -91,6 +99,9 @@ func (m *Metrics) DepositFinished(status string) { m.deposits.WithLabelValues(st
 
 // WithdrawalFinished implements engine.Observer.
 func (m *Metrics) WithdrawalFinished(status string) { m.withdrawals.WithLabelValues(status).Inc() }
+
+// RefundFinished implements engine.RefundObserver.
+func (m *Metrics) RefundFinished(status string) { m.refunds.WithLabelValues(status).Inc() }
 
 // WebhookPosted implements engine.Observer.
 func (m *Metrics) WebhookPosted(result string, disabled bool) {
@@ -145,6 +156,7 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 		{"attempts_processing", q.AttemptsProcessing},
 		{"attempts_delayed", q.AttemptsDelayed},
 		{"payouts_processing", q.PayoutsProcessing},
+		{"refunds_processing", q.RefundsProcessing},
 		{"webhook_deliveries_pending", q.DeliveriesPending},
 	} {
 		age := 0.0

@@ -9,11 +9,14 @@ import (
 
 // countQueuesQuery reads each queue through the partial index its claim
 // uses, spelling the index's own WHERE literal so the planner takes it:
-// attempts_due, withdrawals_due, deliveries_due hold only the work waiting.
+// attempts_due, withdrawals_due, refunds_due, deliveries_due hold only the
+// work waiting.
 const countQueuesQuery = `SELECT status, count(*), min(created_at) FROM attempts
 		WHERE status IN ('` + engine.AttemptProcessing + `', '` + engine.AttemptDelayed + `') GROUP BY status
 	UNION ALL SELECT 'payouts', count(*), min(created_at) FROM withdrawals
 		WHERE status = '` + engine.WithdrawalProcessing + `'
+	UNION ALL SELECT 'refunds', count(*), min(created_at) FROM refunds
+		WHERE status = '` + engine.RefundProcessing + `'
 	UNION ALL SELECT 'deliveries', count(*), min(created_at) FROM deliveries
 		WHERE status = '` + engine.DeliveryPending + `'`
 
@@ -42,6 +45,8 @@ func (t *tx) CountQueues(ctx context.Context) (*engine.Queues, error) {
 			q.AttemptsDelayed = queue
 		case "payouts":
 			q.PayoutsProcessing = queue
+		case "refunds":
+			q.RefundsProcessing = queue
 		case "deliveries":
 			q.DeliveriesPending = queue
 		}

@@ -10,13 +10,16 @@ import (
 
 // countQueuesQuery reads each queue through the partial index its claim
 // uses, spelling the index's own WHERE literal so the planner takes it:
-// attempts_due, withdrawals_due, deliveries_due hold only the work waiting.
+// attempts_due, withdrawals_due, refunds_due, deliveries_due hold only the
+// work waiting.
 // withdrawals_due is pinned: the lists' withdrawals_organization_status
 // (0012) covers the query too, and unpinned the planner scanned it whole.
 const countQueuesQuery = `SELECT status, count(*), min(created_at) FROM attempts
 		WHERE status IN ('` + engine.AttemptProcessing + `', '` + engine.AttemptDelayed + `') GROUP BY status
 	UNION ALL SELECT 'payouts', count(*), min(created_at) FROM withdrawals INDEXED BY withdrawals_due
 		WHERE status = '` + engine.WithdrawalProcessing + `'
+	UNION ALL SELECT 'refunds', count(*), min(created_at) FROM refunds INDEXED BY refunds_due
+		WHERE status = '` + engine.RefundProcessing + `'
 	UNION ALL SELECT 'deliveries', count(*), min(created_at) FROM deliveries
 		WHERE status = '` + engine.DeliveryPending + `'`
 
@@ -45,6 +48,8 @@ func (t *tx) CountQueues(ctx context.Context) (*engine.Queues, error) {
 			q.AttemptsDelayed = queue
 		case "payouts":
 			q.PayoutsProcessing = queue
+		case "refunds":
+			q.RefundsProcessing = queue
 		case "deliveries":
 			q.DeliveriesPending = queue
 		}

@@ -40,7 +40,7 @@ func TestCountQueuesUsesDueIndexes(t *testing.T) {
 	}
 	defer s.Close()
 	plan := queryPlan(t, s.writer, countQueuesQuery)
-	for _, want := range []string{"attempts USING INDEX attempts_due", "withdrawals USING INDEX withdrawals_due", "deliveries USING INDEX deliveries_due"} {
+	for _, want := range []string{"attempts USING INDEX attempts_due", "withdrawals USING INDEX withdrawals_due", "refunds USING INDEX refunds_due", "deliveries USING INDEX deliveries_due"} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("plan lacks %q:\n%s", want, plan)
 		}
