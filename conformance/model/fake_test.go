@@ -34,6 +34,8 @@ type fakeProvider struct {
 	sent map[string]bool
 	// unavailable are the payout methods refused now.
 	unavailable map[string]bool
+	// refundsDown refuses refunds (CheckRefund).
+	refundsDown bool
 	// grace is its NotFoundGrace, fixed for the harness: zero for a
 	// provider whose not found is final.
 	grace time.Duration
@@ -63,6 +65,7 @@ func (p *fakeProvider) reset() {
 	p.outcomes = map[string]string{}
 	p.sent = map[string]bool{}
 	p.unavailable = map[string]bool{}
+	p.refundsDown = false
 }
 
 func (p *fakeProvider) startCheckout(_ context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
@@ -149,4 +152,45 @@ func (p *fakeProvider) setUnavailable(method string, unavailable bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.unavailable[method] = unavailable
+}
+
+// Refunds: the fake is an engine.Refunder whose refunds settle as its
+// payouts do (register, decide), keyed by the refund's ID; while
+// refundsDown it refuses new ones.
+
+var _ engine.Refunder = (*fakeProvider)(nil)
+
+func (p *fakeProvider) setRefundsDown(down bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refundsDown = down
+}
+
+func (p *fakeProvider) CheckRefund(context.Context, engine.RefundRequest) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.refundsDown {
+		return engine.ErrMethodUnavailable
+	}
+	return nil
+}
+
+func (p *fakeProvider) SendRefund(_ context.Context, req engine.RefundRequest) (*engine.ProviderRefund, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sent[req.IdempotencyKey] = true
+	return refundOf(p.payoutLocked(req.IdempotencyKey)), nil
+}
+
+func (p *fakeProvider) GetRefund(_ context.Context, req engine.RefundRequest) (*engine.ProviderRefund, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live[req.IdempotencyKey] && !p.sent[req.IdempotencyKey] {
+		return nil, engine.ErrRefundNotFound
+	}
+	return refundOf(p.payoutLocked(req.IdempotencyKey)), nil
+}
+
+func refundOf(po *engine.Payout) *engine.ProviderRefund {
+	return &engine.ProviderRefund{IdempotencyKey: po.IdempotencyKey, Reference: po.Reference, Status: po.Status, Reason: po.Reason}
 }

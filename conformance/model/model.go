@@ -53,6 +53,9 @@ const (
 	CodeRedirectAction      = "redirect_action"
 	CodeInsufficientBalance = "insufficient_balance"
 	CodeMerchantIDExists    = "merchant_id_exists"
+	// Refunds (the contract's extension).
+	CodeDepositNotRefundable = "deposit_not_refundable"
+	CodeRefundExceedsDeposit = "refund_exceeds_deposit"
 )
 
 // Deposit statuses, verification states and attempt statuses.
@@ -64,6 +67,9 @@ const (
 	Cancelled  = "cancelled"
 	Expired    = "expired"
 	Delayed    = "delayed"
+	// Refunded: a succeeded deposit whose succeeded refunds reached its
+	// amount (the refunds extension).
+	Refunded = "refunded"
 
 	AwaitingReference = "awaiting_reference"
 )
@@ -160,6 +166,7 @@ type Org struct {
 
 	depositByMerchant    map[string]string
 	withdrawalByMerchant map[string]string
+	refundByMerchant     map[string]string
 }
 
 // Deposit is the model of a deposit.
@@ -181,6 +188,9 @@ type Deposit struct {
 	ProviderTxID         string
 	CreatedAt, ExpiresAt time.Time
 	Attempts             []string // attempt IDs, oldest first
+	// Reserved is the sum of its refunds that have not failed, Refunded of
+	// those that succeeded (poisha).
+	Reserved, Refunded int64
 }
 
 // Terminal reports whether the deposit can no longer change.
@@ -263,6 +273,10 @@ type Model struct {
 	Unavailable     map[string]bool // payout methods the provider refuses
 	Withdrawals     map[string]*Withdrawal
 	WithdrawalOrder []string
+	Refunds         map[string]*Refund
+	RefundOrder     []string
+	// RefundsDown makes the provider refuse refunds (503).
+	RefundsDown bool
 	// PayoutPoll is how long after a pending answer a payout is asked
 	// about again (the engine's configured PayoutPollInterval).
 	PayoutPoll time.Duration
@@ -287,7 +301,7 @@ func New(payoutPoll time.Duration) *Model {
 	return &Model{
 		Orgs: map[string]*Org{}, Deposits: map[string]*Deposit{}, Attempts: map[string]*Attempt{},
 		Owners: map[string]string{}, Succeeded: map[string]string{}, Payments: map[string]Payment{}, Unavailable: map[string]bool{},
-		Withdrawals: map[string]*Withdrawal{}, PayoutPoll: payoutPoll,
+		Withdrawals: map[string]*Withdrawal{}, Refunds: map[string]*Refund{}, PayoutPoll: payoutPoll,
 	}
 }
 
@@ -304,6 +318,7 @@ func (m *Model) AddOrg(o *Org) {
 	}
 	o.depositByMerchant = map[string]string{}
 	o.withdrawalByMerchant = map[string]string{}
+	o.refundByMerchant = map[string]string{}
 	m.Orgs[o.ID] = o
 }
 
@@ -860,4 +875,118 @@ func (m *Model) Adjust(orgID, amount, reason, actor string) string {
 	}
 	org.Available += v
 	return ""
+}
+
+// ---- refunds (the contract's extension "Extension: refunds") ----
+
+// Refund is the model of a refund.
+type Refund struct {
+	ID, OrgID, DepositID, MerchantID string
+	Amount                           int64
+	// AmountOmitted: the request had no amount (all that was left).
+	AmountOmitted bool
+	Status        string
+	// Outcome is what the provider will answer ("" pending).
+	Outcome   string
+	NextRun   time.Time
+	CreatedAt time.Time
+}
+
+// RefundRequest is a create-refund request.
+type RefundRequest struct {
+	OrgID, DepositID, Amount, MerchantID, Reason string
+	// AmountGiven is false when the request has no amount.
+	AmountGiven bool
+}
+
+// CreateRefund applies a create request in the contract's order: 400,
+// 404, deposit_not_refundable, the merchant_id (a replay of the same
+// deposit and requested amount answers the refund it made, anything else
+// merchant_id_conflict), refund_exceeds_deposit, insufficient_balance,
+// method_unavailable. newID is the engine's ID.
+func (m *Model) CreateRefund(now time.Time, r RefundRequest, newID string) Result {
+	var amount int64
+	if r.AmountGiven {
+		var ok bool
+		if amount, ok = ParseAmount(r.Amount); !ok || amount <= 0 {
+			return Result{Code: CodeInvalid}
+		}
+	}
+	if !validMerchantID(r.MerchantID) || utf8.RuneCountInString(r.Reason) > 500 || (r.Reason != "" && !validText(r.Reason)) {
+		return Result{Code: CodeInvalid}
+	}
+	d, ok := m.Deposits[r.DepositID]
+	if !ok || d.OrgID != r.OrgID {
+		return Result{Code: CodeNotFound}
+	}
+	if d.Status != Succeeded {
+		return Result{Code: CodeDepositNotRefundable}
+	}
+	org := m.Orgs[r.OrgID]
+	if id, ok := org.refundByMerchant[r.MerchantID]; ok {
+		prev := m.Refunds[id]
+		if prev.DepositID != r.DepositID || prev.AmountOmitted != !r.AmountGiven || (r.AmountGiven && prev.Amount != amount) {
+			return Result{Code: CodeMerchantIDConflict}
+		}
+		return Result{ID: id}
+	}
+	left := d.Amount - d.Reserved
+	if !r.AmountGiven {
+		amount = left
+	}
+	if amount <= 0 || amount > left {
+		return Result{Code: CodeRefundExceedsDeposit}
+	}
+	if org.Available < amount {
+		return Result{Code: CodeInsufficientBalance}
+	}
+	if m.RefundsDown {
+		return Result{Code: CodeMethodUnavailable}
+	}
+	rf := &Refund{ID: newID, OrgID: r.OrgID, DepositID: d.ID, MerchantID: r.MerchantID, Amount: amount,
+		AmountOmitted: !r.AmountGiven, Status: Processing, NextRun: now, CreatedAt: now}
+	org.Available -= amount
+	org.Held += amount
+	d.Reserved += amount
+	org.refundByMerchant[r.MerchantID] = rf.ID
+	m.Refunds[rf.ID] = rf
+	m.RefundOrder = append(m.RefundOrder, rf.ID)
+	return Result{ID: rf.ID, Created: true}
+}
+
+// DecideRefund fixes what the provider answers for a refund.
+func (m *Model) DecideRefund(id, outcome string) { m.Refunds[id].Outcome = outcome }
+
+// ProcessRefunds runs the refund worker at now, as ProcessPayouts: a
+// succeeded refund moves its hold out and counts as refunded, and the
+// deposit whose succeeded refunds reach its amount becomes refunded (its
+// verification state too, for H2H); a failed one gives the hold back and
+// frees its reservation. The deposit fee is never returned.
+func (m *Model) ProcessRefunds(now time.Time) {
+	for _, id := range m.RefundOrder {
+		rf := m.Refunds[id]
+		if rf.Status != Processing || rf.NextRun.After(now) {
+			continue
+		}
+		org, d := m.Orgs[rf.OrgID], m.Deposits[rf.DepositID]
+		switch rf.Outcome {
+		case Succeeded:
+			rf.Status = Succeeded
+			org.Held -= rf.Amount
+			d.Refunded += rf.Amount
+			if d.Status == Succeeded && d.Refunded >= d.Amount {
+				d.Status = Refunded
+				if d.Mode == "h2h" {
+					d.Verification = Refunded
+				}
+			}
+		case Failed:
+			rf.Status = Failed
+			org.Held -= rf.Amount
+			org.Available += rf.Amount
+			d.Reserved -= rf.Amount
+		default:
+			rf.NextRun = now.Add(m.PayoutPoll)
+		}
+	}
 }

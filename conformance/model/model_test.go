@@ -59,6 +59,23 @@ func TestModel(t *testing.T) {
 	}
 }
 
+// TestModelRefunds is TestModel with refunds among the actions: created
+// (parts, all that is left, too much, replays, another organization's),
+// settled or failed by the provider, refused while it is down; their own
+// invariants (a deposit's refunds never exceed it, its totals are its
+// refunds' sums) and the ledger's hold after every step.
+func TestModelRefunds(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, kind)
+			h.refunds = true
+			rapid.Check(t, h.check)
+			h.logCoverage(t)
+		})
+	}
+}
+
 // harness is the engine under test: a real store, a mock clock and the fake
 // provider, shared by every check of one store kind.
 type harness struct {
@@ -72,6 +89,9 @@ type harness struct {
 	// seq numbers the checks; transaction IDs carry it, since they are
 	// unique per channel across every organization of the database.
 	seq int
+	// refunds adds the refund actions (TestModelRefunds): TestModel
+	// draws as it did before refunds, so that its recorded seeds replay.
+	refunds bool
 	// seen counts the outcomes the checks reached (answers by operation,
 	// deposit states, failure codes), logged with -v to judge coverage.
 	seen map[string]int
@@ -128,7 +148,7 @@ func newHarness(t *testing.T, kind string) *harness {
 
 // drain runs every worker until none has anything due.
 func (h *harness) drain(rt *rapid.T) {
-	for _, work := range []func(context.Context) (int, error){h.eng.ExpireDeposits, h.eng.ProcessAttempts, h.eng.ProcessPayouts} {
+	for _, work := range []func(context.Context) (int, error){h.eng.ExpireDeposits, h.eng.ProcessAttempts, h.eng.ProcessPayouts, h.eng.ProcessRefunds} {
 		for {
 			n, err := work(h.ctx)
 			if err != nil {
@@ -505,7 +525,7 @@ func (r *run) pickWithdrawal(label string) *Withdrawal {
 // ---- actions ----
 
 func (r *run) actions() map[string]func(*rapid.T) {
-	return map[string]func(*rapid.T){
+	actions := map[string]func(*rapid.T){
 		"create deposit":         r.createDeposit,
 		"create withdrawal":      r.createWithdrawal,
 		"cross-org reads":        r.crossOrg,
@@ -520,6 +540,10 @@ func (r *run) actions() map[string]func(*rapid.T) {
 		"time passes":            r.advanceClock,
 		"":                       r.invariants,
 	}
+	if r.h.refunds {
+		actions["create refund"], actions["decide refund"] = r.createRefund, r.decideRefund
+	}
+	return actions
 }
 
 // createDeposit is an H2H or a redirect create, of any method.
@@ -859,11 +883,18 @@ func (r *run) cancelCheckout(rt *rapid.T) {
 // runWorkers runs the verification worker, the expiry sweep or the payout
 // worker until it has nothing due, or all three in Engine.Run's order.
 func (r *run) runWorkers(rt *rapid.T) {
-	switch rapid.SampledFrom([]string{"all", "attempts", "expiry", "payouts"}).Draw(rt, "workers") {
+	workers := []string{"all", "attempts", "expiry", "payouts"}
+	if r.h.refunds {
+		workers = append(workers, "refunds")
+	}
+	switch rapid.SampledFrom(workers).Draw(rt, "workers") {
 	case "all":
 		r.processAttempts(rt)
 		r.processPayouts(rt)
+		r.processRefunds(rt)
 		r.expireDeposits(rt)
+	case "refunds":
+		r.processRefunds(rt)
 	case "attempts":
 		r.processAttempts(rt)
 	case "expiry":
@@ -919,6 +950,7 @@ func (r *run) advanceClock(rt *rapid.T) {
 	if rapid.Bool().Draw(rt, "and the workers run") {
 		r.processAttempts(rt)
 		r.processPayouts(rt)
+		r.processRefunds(rt)
 		r.expireDeposits(rt)
 	}
 }
@@ -926,6 +958,11 @@ func (r *run) advanceClock(rt *rapid.T) {
 // toggles starts (or ends) an outage of the provider's lookups for a
 // while, or switches the availability of a payout method.
 func (r *run) toggles(rt *rapid.T) {
+	if r.h.refunds && rare(rt, "refunds") {
+		r.m.RefundsDown = !r.m.RefundsDown
+		r.h.fake.setRefundsDown(r.m.RefundsDown)
+		return
+	}
 	if rapid.Bool().Draw(rt, "payout method") {
 		method := rapid.SampledFrom(payoutMethodNames).Draw(rt, "method")
 		r.m.Unavailable[method] = !r.m.Unavailable[method]
@@ -980,6 +1017,83 @@ func (r *run) decidePayout(rt *rapid.T) {
 func (r *run) processPayouts(rt *rapid.T) {
 	r.until("process payouts", r.h.eng.ProcessPayouts)
 	r.m.ProcessPayouts(r.now())
+}
+
+// createRefund refunds a deposit, mostly a succeeded one (any, or
+// another organization's, at times), of a part, all that is left, or
+// more; its merchant_id is at times one already used (a replay or a
+// conflict).
+func (r *run) createRefund(rt *rapid.T) {
+	var paid []string
+	for _, id := range r.m.DepositOrder {
+		if d := r.m.Deposits[id]; d.Status == Succeeded || d.Status == Refunded {
+			paid = append(paid, id)
+		}
+	}
+	var d *Deposit
+	if len(paid) > 0 && !rare(rt, "refund of any deposit") {
+		d = r.m.Deposits[paid[len(paid)-1-rapid.IntRange(0, len(paid)-1).Draw(rt, "paid deposit (newest is 0)")]]
+	} else {
+		d = r.pickDeposit("deposit")
+	}
+	req := RefundRequest{OrgID: d.OrgID, DepositID: d.ID, MerchantID: r.drawMerchantID("refund merchant_id", "refund"), AmountGiven: true}
+	if rare(rt, "refund from another organization") {
+		req.OrgID = r.otherOrg(d.OrgID)
+	}
+	left := d.Amount - d.Reserved
+	switch rapid.SampledFrom([]string{"part", "part", "all left", "omitted", "more", "odd"}).Draw(rt, "refund amount") {
+	case "part":
+		req.Amount = formatPoisha(rapid.Int64Range(1, max(left, 1)).Draw(rt, "part (poisha)"), 0)
+	case "all left":
+		req.Amount = formatPoisha(max(left, 1), 0)
+	case "omitted":
+		req.AmountGiven = false
+	case "more":
+		req.Amount = formatPoisha(left+rapid.Int64Range(1, 10_000).Draw(rt, "more (poisha)"), 0)
+	case "odd":
+		req.Amount = rapid.SampledFrom([]string{"0", "-5", "1.001", "abc", ""}).Draw(rt, "odd refund amount")
+	}
+	if len(r.m.RefundOrder) > 0 && rare(rt, "replay a refund") {
+		prev := r.m.Refunds[r.m.RefundOrder[len(r.m.RefundOrder)-1-rapid.IntRange(0, len(r.m.RefundOrder)-1).Draw(rt, "refund replayed")]]
+		req = RefundRequest{OrgID: prev.OrgID, DepositID: prev.DepositID, MerchantID: prev.MerchantID,
+			AmountGiven: !prev.AmountOmitted, Amount: formatPoisha(prev.Amount, rapid.IntRange(0, 2).Draw(rt, "amount spelling"))}
+	}
+	if rare(rt, "reason is long") {
+		req.Reason = strings.Repeat("ক", rapid.SampledFrom([]int{500, 501}).Draw(rt, "reason length"))
+	}
+	rf, created, err := r.h.eng.CreateRefund(r.h.ctx, engine.CreateRefundParams{
+		OrganizationID: req.OrgID, DepositID: req.DepositID, Amount: req.Amount, AmountGiven: req.AmountGiven,
+		MerchantID: req.MerchantID, Reason: req.Reason,
+	})
+	newID := ""
+	if err == nil && created {
+		newID = rf.ID
+		r.h.fake.register(rf.ID)
+	}
+	want := r.m.CreateRefund(r.now(), req, newID)
+	r.wantCode("create refund", fmt.Sprintf("%+v", req), err, want.Code)
+	if err == nil && (created != want.Created || rf.ID != want.ID) {
+		r.fatalf("create refund %+v: %s created %v; model %s created %v", req, rf.ID, created, want.ID, want.Created)
+	}
+	if err == nil && created {
+		r.h.seen["refund created"]++
+	}
+}
+
+func (r *run) decideRefund(rt *rapid.T) {
+	n := len(r.m.RefundOrder)
+	if n == 0 {
+		rt.Skip("no refund yet")
+	}
+	rf := r.m.Refunds[r.m.RefundOrder[n-1-rapid.IntRange(0, n-1).Draw(rt, "refund (newest is 0)")]]
+	outcome := rapid.SampledFrom([]string{Succeeded, Failed}).Draw(rt, "refund outcome")
+	r.m.DecideRefund(rf.ID, outcome)
+	r.h.fake.decide(rf.ID, outcome)
+}
+
+func (r *run) processRefunds(rt *rapid.T) {
+	r.until("process refunds", r.h.eng.ProcessRefunds)
+	r.m.ProcessRefunds(r.now())
 }
 
 func (r *run) adjust(rt *rapid.T) {
@@ -1071,6 +1185,7 @@ type snapshot struct {
 	balances    map[string]map[string]decimal.Decimal
 	deposits    map[string]*engine.Deposit
 	withdrawals map[string]*engine.Withdrawal
+	refunds     map[string]*engine.Refund
 }
 
 // snapshot reads the check's ledgers, deposits, attempts and withdrawals in
@@ -1086,6 +1201,7 @@ func (r *run) snapshot() snapshot {
 	snap := snapshot{
 		journals: map[string][]*engine.Journal{}, balances: map[string]map[string]decimal.Decimal{},
 		deposits: map[string]*engine.Deposit{}, withdrawals: map[string]*engine.Withdrawal{},
+		refunds: map[string]*engine.Refund{},
 	}
 	err := r.h.store.ReadTx(r.h.ctx, func(ctx context.Context, tx engine.Tx) error {
 		for _, orgID := range r.orgs {
@@ -1130,6 +1246,13 @@ func (r *run) snapshot() snapshot {
 			}
 			snap.withdrawals[id] = w
 		}
+		for _, id := range r.m.RefundOrder {
+			rf, err := tx.GetRefund(ctx, r.m.Refunds[id].OrgID, id)
+			if err != nil {
+				return fmt.Errorf("refund %s: %w", id, err)
+			}
+			snap.refunds[id] = rf
+		}
 		return nil
 	})
 	if err != nil {
@@ -1154,7 +1277,8 @@ func (r *run) invariants(rt *rapid.T) {
 		// What holds whatever the model says: terminal states absorb, at
 		// most three attempts, next_action null exactly when terminal or
 		// past expires_at.
-		if prev, ok := r.last[id]; ok && prev.IsTerminal() {
+		// A succeeded deposit may still become refunded, and nothing else.
+		if prev, ok := r.last[id]; ok && prev.IsTerminal() && !(prev.Status == Succeeded && d.Status == Refunded) {
 			if d.Status != prev.Status || d.VerificationState != prev.VerificationState || d.AttemptsUsed != prev.AttemptsUsed ||
 				d.FailureCode != prev.FailureCode || d.ProviderTransactionID != prev.ProviderTransactionID {
 				r.fatalf("deposit %s left terminal state %s/%s (used %d, %q) for %s/%s (used %d, %q)", id,
@@ -1253,5 +1377,46 @@ func (r *run) invariants(rt *rapid.T) {
 			r.h.seen["withdrawal "+w.Status]++
 		}
 		r.lastW[id] = w.Status
+	}
+	r.refundInvariants(snap)
+}
+
+// refundInvariants: what holds of refunds whatever the model says (a
+// deposit's refunds never exceed it: refunded <= reserved <= amount, and
+// its totals are the sums of its refunds; a settled refund stays settled),
+// then that every refund and the deposits' totals are the model's.
+func (r *run) refundInvariants(snap snapshot) {
+	reserved, refunded := map[string]decimal.Decimal{}, map[string]decimal.Decimal{}
+	for _, id := range r.m.RefundOrder {
+		mr, rf := r.m.Refunds[id], snap.refunds[id]
+		if rf.Status != engine.RefundFailed {
+			reserved[rf.DepositID] = reserved[rf.DepositID].Add(rf.Amount)
+		}
+		if rf.Status == engine.RefundSucceeded {
+			refunded[rf.DepositID] = refunded[rf.DepositID].Add(rf.Amount)
+		}
+		if prev := r.lastW[id]; prev != "" && prev != engine.RefundProcessing && rf.Status != prev {
+			r.fatalf("refund %s left settled state %s for %s", id, prev, rf.Status)
+		}
+		if r.lastW[id] != rf.Status {
+			r.h.seen["refund "+rf.Status]++
+		}
+		r.lastW[id] = rf.Status
+		if rf.Status != mr.Status || poisha(rf.Amount) != mr.Amount || rf.DepositID != mr.DepositID || rf.MerchantID != mr.MerchantID {
+			r.fatalf("refund %s is %s %s of %s (%s); model %s %s of %s (%s)",
+				id, rf.Status, rf.Amount, rf.DepositID, rf.MerchantID, mr.Status, bdt(mr.Amount), mr.DepositID, mr.MerchantID)
+		}
+	}
+	for _, id := range r.m.DepositOrder {
+		md, d := r.m.Deposits[id], snap.deposits[id]
+		if d.RefundedAmount.GreaterThan(d.RefundReserved) || d.RefundReserved.GreaterThan(d.Amount) || d.RefundedAmount.IsNegative() {
+			r.fatalf("deposit %s of %s: refunded %s, reserved %s", id, d.Amount, d.RefundedAmount, d.RefundReserved)
+		}
+		if !d.RefundReserved.Equal(reserved[id]) || !d.RefundedAmount.Equal(refunded[id]) {
+			r.fatalf("deposit %s: reserved %s refunded %s, its refunds add up to %s and %s", id, d.RefundReserved, d.RefundedAmount, reserved[id], refunded[id])
+		}
+		if poisha(d.RefundReserved) != md.Reserved || poisha(d.RefundedAmount) != md.Refunded {
+			r.fatalf("deposit %s: reserved %s refunded %s; model %s and %s", id, d.RefundReserved, d.RefundedAmount, bdt(md.Reserved), bdt(md.Refunded))
+		}
 	}
 }
