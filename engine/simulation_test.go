@@ -17,6 +17,8 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/internal/mock"
+	"github.com/payd-engine/payd/storage/postgres"
+	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
 
@@ -56,13 +58,18 @@ func TestSimulation(t *testing.T) {
 			seeds = append(seeds, base+uint64(i))
 		}
 	}
-	for _, seed := range seeds {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			t.Parallel()
-			sim := newSimulation(t, seed)
-			sim.run(*simSteps)
-			t.Logf("seed %d: %s", seed, sim.summary())
-		})
+	for _, kind := range []string{"sqlite", "postgres"} {
+		for i, seed := range seeds {
+			if kind == "postgres" && i >= max(1, len(seeds)/4) {
+				break // a database each: a quarter of the seeds
+			}
+			t.Run(fmt.Sprintf("%s/seed=%d", kind, seed), func(t *testing.T) {
+				t.Parallel()
+				sim := newSimulation(t, seed, kind)
+				sim.run(*simSteps)
+				t.Logf("seed %d: %s", seed, sim.summary())
+			})
+		}
 	}
 }
 
@@ -78,7 +85,7 @@ func TestSimulationIsDeterministic(t *testing.T) {
 	}
 	var traces [2]string
 	for i := range traces {
-		sim := newSimulation(t, seed)
+		sim := newSimulation(t, seed, "sqlite")
 		sim.run(steps)
 		traces[i] = sim.trace.String()
 	}
@@ -274,6 +281,34 @@ func (t *simTx) CreateEvent(ctx context.Context, e *engine.Event) error {
 	return t.Tx.CreateEvent(ctx, e)
 }
 
+func (t *simTx) CreateRefund(ctx context.Context, r *engine.Refund) error {
+	if err := t.fail(); err != nil {
+		return err
+	}
+	return t.Tx.CreateRefund(ctx, r)
+}
+
+func (t *simTx) UpdateLeasedRefund(ctx context.Context, r *engine.Refund, owner string, leasedUntil time.Time) error {
+	if err := t.fail(); err != nil {
+		return err
+	}
+	return t.Tx.UpdateLeasedRefund(ctx, r, owner, leasedUntil)
+}
+
+func (t *simTx) UpdateDepositRefunds(ctx context.Context, d *engine.Deposit) error {
+	if err := t.fail(); err != nil {
+		return err
+	}
+	return t.Tx.UpdateDepositRefunds(ctx, d)
+}
+
+func (t *simTx) ClaimDueRefunds(ctx context.Context, p engine.ClaimParams) ([]*engine.Refund, error) {
+	if err := t.fail(); err != nil {
+		return nil, err
+	}
+	return t.Tx.ClaimDueRefunds(ctx, p)
+}
+
 // simPayout is a payout as the provider's own book has it.
 type simPayout struct {
 	engine.Payout
@@ -291,6 +326,8 @@ type simProvider struct {
 	payments      map[string]*engine.ProviderTransaction
 	visible       map[string]time.Time // when a payment shows in lookups
 	payouts       map[string]*simPayout
+	// refunds are its refunds, kept as payouts to the payer by refund ID.
+	refunds  map[string]*simPayout
 	lastSeen      *engine.ProviderTransaction // for late answers of another lookup
 	// crash, when set, is called once, after the next provider call has
 	// had its effect: the process dies with the answer in flight.
@@ -360,6 +397,39 @@ func (p *simProvider) lookupTransaction(ctx context.Context, req engine.LookupRe
 }
 
 func (p *simProvider) sendPayout(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
+	return p.send(ctx, p.payouts, req)
+}
+
+func (p *simProvider) getPayout(ctx context.Context, key string) (*engine.Payout, error) {
+	return p.get(ctx, p.payouts, key)
+}
+
+// The provider refunds as it pays out, with the same faults, in a book of
+// its own.
+
+func (p *simProvider) CheckRefund(context.Context, engine.RefundRequest) error { return nil }
+
+func (p *simProvider) SendRefund(ctx context.Context, req engine.RefundRequest) (*engine.ProviderRefund, error) {
+	po, err := p.send(ctx, p.refunds, engine.PayoutRequest{IdempotencyKey: req.IdempotencyKey, OrganizationID: req.OrganizationID,
+		Method: req.Channel, Account: req.PayerPhone, Amount: req.Amount})
+	return simRefund(po, err)
+}
+
+func (p *simProvider) GetRefund(ctx context.Context, req engine.RefundRequest) (*engine.ProviderRefund, error) {
+	return simRefund(p.get(ctx, p.refunds, req.IdempotencyKey))
+}
+
+func simRefund(po *engine.Payout, err error) (*engine.ProviderRefund, error) {
+	if errors.Is(err, engine.ErrPayoutNotFound) {
+		return nil, engine.ErrRefundNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &engine.ProviderRefund{IdempotencyKey: po.IdempotencyKey, Reference: po.Reference, Status: po.Status, Reason: po.Reason}, nil
+}
+
+func (p *simProvider) send(ctx context.Context, book map[string]*simPayout, req engine.PayoutRequest) (*engine.Payout, error) {
 	defer p.stallIfAsked()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -369,7 +439,7 @@ func (p *simProvider) sendPayout(ctx context.Context, req engine.PayoutRequest) 
 		p.timeouts++
 		return nil, errProviderTimeout
 	}
-	po, ok := p.payouts[req.IdempotencyKey]
+	po, ok := book[req.IdempotencyKey]
 	if !ok {
 		now := p.clock.Now()
 		po = &simPayout{
@@ -381,7 +451,7 @@ func (p *simProvider) sendPayout(ctx context.Context, req engine.PayoutRequest) 
 		if p.rng.IntN(5) == 0 {
 			po.outcome = engine.PayoutFailed
 		}
-		p.payouts[req.IdempotencyKey] = po
+		book[req.IdempotencyKey] = po
 	} else if !po.Amount.Equal(req.Amount) || po.Account != req.Account || po.Method != req.Method {
 		p.problems = append(p.problems, fmt.Sprintf("payout %s sent again with other terms: %s %s %s, first %s %s %s",
 			req.IdempotencyKey, req.Method, req.Account, req.Amount, po.Method, po.Account, po.Amount))
@@ -393,13 +463,13 @@ func (p *simProvider) sendPayout(ctx context.Context, req engine.PayoutRequest) 
 	return p.current(po), nil
 }
 
-func (p *simProvider) getPayout(ctx context.Context, key string) (*engine.Payout, error) {
+func (p *simProvider) get(ctx context.Context, book map[string]*simPayout, key string) (*engine.Payout, error) {
 	defer p.stallIfAsked()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	defer p.dieIfAsked()
-	po, ok := p.payouts[key]
+	po, ok := book[key]
 	switch {
 	case p.chance(0.10):
 		p.timeouts++
@@ -443,6 +513,10 @@ type simWithdrawal struct {
 	id, merchantID string
 }
 
+type simRefundReq struct {
+	id, merchantID string
+}
+
 // simulation is one seeded run.
 type simulation struct {
 	t        *testing.T
@@ -460,6 +534,7 @@ type simulation struct {
 
 	deposits    []*simDeposit
 	withdrawals []*simWithdrawal
+	refunds     []*simRefundReq
 	// terminal remembers every terminal status seen, by resource ID.
 	terminal map[string]string
 	// last is the previous snapshot: between full reads, resources in a
@@ -470,10 +545,16 @@ type simulation struct {
 	counts map[string]int
 }
 
-func newSimulation(t *testing.T, seed uint64) *simulation {
+func newSimulation(t *testing.T, seed uint64, kind string) *simulation {
 	t.Helper()
 	ctx := context.Background()
-	inner, err := sqlite.Open(ctx, filepath.Join(simDir(t), "sim.db"))
+	var inner engine.Store
+	var err error
+	if kind == "postgres" {
+		inner, err = postgres.Open(ctx, pgtest.URL(t))
+	} else {
+		inner, err = sqlite.Open(ctx, filepath.Join(simDir(t), "sim.db"))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,6 +569,7 @@ func newSimulation(t *testing.T, seed uint64) *simulation {
 	s.provider = &simProvider{
 		clock: s.clock, rng: rand.New(rand.NewPCG(seed, 3)),
 		payments: map[string]*engine.ProviderTransaction{}, visible: map[string]time.Time{}, payouts: map[string]*simPayout{},
+		refunds: map[string]*simPayout{},
 	}
 	sp := s.provider
 	sp.StartCheckoutFunc, sp.LookupTransactionFunc, sp.CheckPayoutMethodFunc = sp.startCheckout, sp.lookupTransaction, sp.checkPayoutMethod
@@ -601,6 +683,11 @@ func (s *simulation) run(steps int) {
 			n, err := s.eng.ProcessPayouts(s.ctx)
 			return fmt.Sprintf("%d %s", n, s.expect("ProcessPayouts", err))
 		}},
+		{6, "refund", s.createRefund},
+		{10, "refunds", func() string {
+			n, err := s.eng.ProcessRefunds(s.ctx)
+			return fmt.Sprintf("%d %s", n, s.expect("ProcessRefunds", err))
+		}},
 		{5, "expire", func() string {
 			n, err := s.eng.ExpireDeposits(s.ctx)
 			return fmt.Sprintf("%d %s", n, s.expect("ExpireDeposits", err))
@@ -643,7 +730,7 @@ func (s *simulation) run(steps int) {
 	s.store.on, s.provider.on = false, false
 	for i := 0; i < 200 && !s.settled(); i++ {
 		s.clock.Add(30 * time.Second)
-		for _, run := range []func(context.Context) (int, error){s.eng.ProcessAttempts, s.eng.ProcessPayouts, s.eng.ExpireDeposits} {
+		for _, run := range []func(context.Context) (int, error){s.eng.ProcessAttempts, s.eng.ProcessPayouts, s.eng.ProcessRefunds, s.eng.ExpireDeposits} {
 			if _, err := run(s.ctx); err != nil {
 				s.fatalf("after the faults: %v", err)
 			}
@@ -800,10 +887,14 @@ func (s *simulation) crashMidCall() string {
 	var n int
 	var err error
 	what := "attempts"
-	if s.rng.IntN(2) == 0 {
+	switch s.rng.IntN(3) {
+	case 0:
 		what = "payouts"
 		n, err = s.eng.ProcessPayouts(ctx)
-	} else {
+	case 1:
+		what = "refunds"
+		n, err = s.eng.ProcessRefunds(ctx)
+	default:
 		n, err = s.eng.ProcessAttempts(ctx)
 	}
 	crashed := s.provider.crash == nil
@@ -833,18 +924,68 @@ func (s *simulation) stallMidCall() string {
 		s.expect("other's ProcessAttempts", err)
 		np, err := other.ProcessPayouts(s.ctx)
 		s.expect("other's ProcessPayouts", err)
-		took = fmt.Sprintf(" other took %d+%d", na, np)
+		nr, err := other.ProcessRefunds(s.ctx)
+		s.expect("other's ProcessRefunds", err)
+		took = fmt.Sprintf(" other took %d+%d+%d", na, np, nr)
 	}
 	var n int
 	what := "attempts"
-	if s.rng.IntN(2) == 0 {
+	switch s.rng.IntN(3) {
+	case 0:
 		what = "payouts"
 		n, err = s.eng.ProcessPayouts(s.ctx)
-	} else {
+	case 1:
+		what = "refunds"
+		n, err = s.eng.ProcessRefunds(s.ctx)
+	default:
 		n, err = s.eng.ProcessAttempts(s.ctx)
 	}
 	s.provider.stall = nil
 	return fmt.Sprintf("%s %d %s%s", what, n, s.expect("stalled worker", err), took)
+}
+
+// createRefund refunds a deposit: mostly a succeeded one, of a part or
+// all that is left (the amount omitted); now and then it reuses a
+// merchant_id. A failed request leaves nothing behind.
+func (s *simulation) createRefund() string {
+	var paid []*simDeposit
+	for _, sd := range s.deposits {
+		if s.last != nil && s.last.deposits[sd.d.ID] != nil && s.last.deposits[sd.d.ID].Status == engine.StatusSucceeded {
+			paid = append(paid, sd)
+		}
+	}
+	if len(paid) == 0 {
+		return "none paid"
+	}
+	sd := paid[s.rng.IntN(len(paid))]
+	mid := fmt.Sprintf("rf-%d", s.step)
+	reused := len(s.refunds) > 0 && s.rng.IntN(10) == 0
+	if reused {
+		mid = s.refunds[s.rng.IntN(len(s.refunds))].merchantID
+	}
+	p := engine.CreateRefundParams{OrganizationID: s.org, DepositID: sd.d.ID, MerchantID: mid}
+	if s.rng.IntN(4) != 0 {
+		p.Amount, p.AmountGiven = fmt.Sprintf("%d", 1+s.rng.IntN(int(sd.d.Amount.IntPart()))), true
+	}
+	r, created, err := s.eng.CreateRefund(s.ctx, p)
+	out := s.expect("CreateRefund", err)
+	if err != nil || !created {
+		var existing *engine.Refund
+		lookup := s.inner.ReadTx(s.ctx, func(ctx context.Context, tx engine.Tx) error {
+			var err error
+			existing, err = tx.GetRefundByMerchantID(ctx, s.org, mid)
+			return err
+		})
+		if !reused && !errors.Is(lookup, engine.ErrNotFound) {
+			s.fatalf("CreateRefund failed (%s) but refund %s exists: %v %v", out, mid, existing, lookup)
+		}
+		return out + " (none made)"
+	}
+	if reused {
+		s.fatalf("a reused merchant_id %s created refund %s", mid, r.ID)
+	}
+	s.refunds = append(s.refunds, &simRefundReq{r.ID, mid})
+	return fmt.Sprintf("%s %s", out, r.Amount.StringFixed(2))
 }
 
 func (s *simulation) depositNow(id string) *engine.Deposit {
@@ -865,6 +1006,7 @@ type simState struct {
 	deposits    map[string]*engine.Deposit
 	attempts    map[string][]*engine.Attempt
 	withdrawals map[string]*engine.Withdrawal
+	refunds     map[string]*engine.Refund
 	journals    []*engine.Journal
 	events      []*engine.Event
 	balances    map[string]decimal.Decimal
@@ -877,10 +1019,12 @@ func (s *simulation) read() simState { return s.readSome(true) }
 // status was terminal in the last one come from it (terminal statuses are
 // absorbing, which the full reads every few steps check).
 func (s *simulation) readSome(full bool) simState {
-	st := simState{deposits: map[string]*engine.Deposit{}, attempts: map[string][]*engine.Attempt{}, withdrawals: map[string]*engine.Withdrawal{}}
+	st := simState{deposits: map[string]*engine.Deposit{}, attempts: map[string][]*engine.Attempt{}, withdrawals: map[string]*engine.Withdrawal{},
+		refunds: map[string]*engine.Refund{}}
 	err := s.inner.ReadTx(s.ctx, func(ctx context.Context, tx engine.Tx) error {
 		for _, sd := range s.deposits {
-			if last := s.last; !full && last != nil && last.deposits[sd.d.ID] != nil && last.deposits[sd.d.ID].IsTerminal() {
+			if last := s.last; !full && last != nil && last.deposits[sd.d.ID] != nil && last.deposits[sd.d.ID].IsTerminal() &&
+				last.deposits[sd.d.ID].Status != engine.StatusSucceeded {
 				st.deposits[sd.d.ID], st.attempts[sd.d.ID] = last.deposits[sd.d.ID], last.attempts[sd.d.ID]
 				continue
 			}
@@ -903,6 +1047,13 @@ func (s *simulation) readSome(full bool) simState {
 				return fmt.Errorf("withdrawal %s: %w", sw.id, err)
 			}
 			st.withdrawals[w.ID] = w
+		}
+		for _, sr := range s.refunds {
+			r, err := tx.GetRefund(ctx, s.org, sr.id)
+			if err != nil {
+				return fmt.Errorf("refund %s: %w", sr.id, err)
+			}
+			st.refunds[r.ID] = r
 		}
 		var err error
 		if st.journals, err = tx.ListJournals(ctx, s.org); err != nil {
@@ -933,9 +1084,13 @@ func (s *simulation) describe(st simState) string {
 	for _, w := range st.withdrawals {
 		count["wd:"+w.Status]++
 	}
-	return fmt.Sprintf("dep %d/%d/%d ok/failed/expired, wd %d/%d/%d processing/ok/failed, available %s held %s",
-		count["dep:succeeded"], count["dep:failed"], count["dep:expired"],
+	for _, r := range st.refunds {
+		count["rf:"+r.Status]++
+	}
+	return fmt.Sprintf("dep %d/%d/%d/%d ok/refunded/failed/expired, wd %d/%d/%d processing/ok/failed, rf %d/%d/%d processing/ok/failed, available %s held %s",
+		count["dep:succeeded"], count["dep:refunded"], count["dep:failed"], count["dep:expired"],
 		count["wd:processing"], count["wd:succeeded"], count["wd:failed"],
+		count["rf:processing"], count["rf:succeeded"], count["rf:failed"],
 		st.balances[engine.AccountAvailable].StringFixed(2), st.balances[engine.AccountHeld].StringFixed(2))
 }
 
@@ -985,7 +1140,7 @@ func (s *simulation) check(st simState) {
 		switch {
 		case credits > 1:
 			s.fatalf("deposit #%d credited %d times", i, credits)
-		case (credits == 1) != (d.Status == engine.StatusSucceeded):
+		case (credits == 1) != (d.Status == engine.StatusSucceeded || d.Status == engine.StatusRefunded):
 			s.fatalf("deposit #%d is %s with %d credits", i, d.Status, credits)
 		case len(as) > engine.MaxAttempts || d.AttemptsUsed > engine.MaxAttempts || d.AttemptsUsed != len(as):
 			s.fatalf("deposit #%d: %d attempts, %d used", i, len(as), d.AttemptsUsed)
@@ -1003,8 +1158,16 @@ func (s *simulation) check(st simState) {
 		if running > 1 || succeeded > 1 || (running == 1) != (d.Status == engine.StatusProcessing) {
 			s.fatalf("deposit #%d is %s with %d attempts running and %d succeeded", i, d.Status, running, succeeded)
 		}
-		s.absorbing(d.ID, d.Status, d.IsTerminal())
+		// Succeeded is terminal but for refunds: it may become refunded.
+		if prev := s.terminal[d.ID+" paid"]; prev != "" && d.Status != engine.StatusSucceeded && d.Status != engine.StatusRefunded {
+			s.fatalf("deposit #%d left %s for %s", i, prev, d.Status)
+		}
 		if d.Status == engine.StatusSucceeded {
+			s.terminal[d.ID+" paid"] = d.Status
+		} else {
+			s.absorbing(d.ID, d.Status, d.IsTerminal())
+		}
+		if d.Status == engine.StatusSucceeded || d.Status == engine.StatusRefunded {
 			// Credited only for what the provider really shows, exactly.
 			p := s.provider.payments[d.ProviderTransactionID]
 			if p == nil || !p.Amount.Equal(d.Amount) || p.RecipientPhone != d.RecipientPhone || p.PayerPhone != d.PayerPhone {
@@ -1038,6 +1201,60 @@ func (s *simulation) check(st simState) {
 			s.fatalf("the provider paid out %s, which is no withdrawal", key)
 		}
 	}
+	s.checkRefunds(st, journals, events)
+}
+
+// checkRefunds: each refund held once, settled or released once as its
+// status says and as the provider's book has it, with its events; a
+// deposit's totals are its refunds' sums and never exceed it; it is
+// refunded exactly when its succeeded refunds reach its amount.
+func (s *simulation) checkRefunds(st simState, journals, events map[string]int) {
+	reserved, refunded := map[string]decimal.Decimal{}, map[string]decimal.Decimal{}
+	for i, sr := range s.refunds {
+		r := st.refunds[sr.id]
+		holds, settles, releases := journals[engine.JournalRefundHold+" "+r.ID], journals[engine.JournalRefundSettle+" "+r.ID], journals[engine.JournalRefundRelease+" "+r.ID]
+		po := s.provider.refunds[r.ID]
+		switch {
+		case holds != 1:
+			s.fatalf("refund #%d held %d times", i, holds)
+		case r.Status == engine.RefundProcessing && settles+releases != 0,
+			r.Status == engine.RefundSucceeded && (settles != 1 || releases != 0),
+			r.Status == engine.RefundFailed && (settles != 0 || releases != 1):
+			s.fatalf("refund #%d is %s with %d settlements and %d releases", i, r.Status, settles, releases)
+		case r.Status != engine.RefundProcessing && (po == nil || po.Status != r.Status):
+			s.fatalf("refund #%d is %s but the provider's book says %+v", i, r.Status, po)
+		case events[engine.EventRefundCreated+" "+r.ID] != 1:
+			s.fatalf("refund #%d has no refund.created event", i)
+		case r.Status == engine.RefundSucceeded && events[engine.EventRefundSucceeded+" "+r.ID] != 1,
+			r.Status == engine.RefundFailed && events[engine.EventRefundFailed+" "+r.ID] != 1:
+			s.fatalf("refund #%d is %s without its event", i, r.Status)
+		}
+		s.absorbing(r.ID, r.Status, r.Status != engine.RefundProcessing)
+		if r.Status != engine.RefundFailed {
+			reserved[r.DepositID] = reserved[r.DepositID].Add(r.Amount)
+		}
+		if r.Status == engine.RefundSucceeded {
+			refunded[r.DepositID] = refunded[r.DepositID].Add(r.Amount)
+		}
+	}
+	for i, sd := range s.deposits {
+		d := st.deposits[sd.d.ID]
+		switch {
+		case !d.RefundReserved.Equal(reserved[d.ID]) || !d.RefundedAmount.Equal(refunded[d.ID]):
+			s.fatalf("deposit #%d: reserved %s refunded %s, its refunds add up to %s and %s", i, d.RefundReserved, d.RefundedAmount, reserved[d.ID], refunded[d.ID])
+		case d.RefundReserved.GreaterThan(d.Amount):
+			s.fatalf("deposit #%d of %s has %s reserved by refunds", i, d.Amount, d.RefundReserved)
+		case (d.Status == engine.StatusRefunded) != (d.RefundedAmount.GreaterThanOrEqual(d.Amount) && d.RefundedAmount.IsPositive()):
+			s.fatalf("deposit #%d is %s with %s of %s refunded", i, d.Status, d.RefundedAmount, d.Amount)
+		case (events[engine.EventDepositRefunded+" "+d.ID] == 1) != (d.Status == engine.StatusRefunded):
+			s.fatalf("deposit #%d is %s with %d deposit.refunded events", i, d.Status, events[engine.EventDepositRefunded+" "+d.ID])
+		}
+	}
+	for key := range s.provider.refunds {
+		if _, ok := st.refunds[key]; !ok {
+			s.fatalf("the provider refunded %s, which is no refund", key)
+		}
+	}
 }
 
 // absorbing checks that a terminal status, once seen, never changes.
@@ -1058,6 +1275,11 @@ func (s *simulation) settled() bool {
 			return false
 		}
 	}
+	for _, r := range st.refunds {
+		if r.Status == engine.RefundProcessing {
+			return false
+		}
+	}
 	for _, d := range st.deposits {
 		if d.Status == engine.StatusProcessing || d.Status == engine.StatusPending && !s.clock.Now().Before(d.ExpiresAt) {
 			return false
@@ -1068,7 +1290,7 @@ func (s *simulation) settled() bool {
 
 func (s *simulation) summary() string {
 	st := s.read()
-	return fmt.Sprintf("%d steps %v; %d deposits, %d withdrawals; store faults: %d before, %d retried, %d after running, %d inside; provider: %d timeouts, %d stale answers, %d paid-then-timed-out; final %s",
-		s.step-1, s.counts, len(st.deposits), len(st.withdrawals), s.store.failedBefore, s.store.retried, s.store.failedAfterRun,
+	return fmt.Sprintf("%d steps %v; %d deposits, %d withdrawals, %d refunds; store faults: %d before, %d retried, %d after running, %d inside; provider: %d timeouts, %d stale answers, %d paid-then-timed-out; final %s",
+		s.step-1, s.counts, len(st.deposits), len(st.withdrawals), len(st.refunds), s.store.failedBefore, s.store.retried, s.store.failedAfterRun,
 		s.store.failedInside, s.provider.timeouts, s.provider.stale, s.provider.paidThenTimedOut, s.describe(st))
 }
