@@ -328,7 +328,7 @@ type simProvider struct {
 	payouts       map[string]*simPayout
 	// refunds are its refunds, kept as payouts to the payer by refund ID.
 	refunds  map[string]*simPayout
-	lastSeen      *engine.ProviderTransaction // for late answers of another lookup
+	lastSeen *engine.ProviderTransaction // for late answers of another lookup
 	// crash, when set, is called once, after the next provider call has
 	// had its effect: the process dies with the answer in flight.
 	crash func()
