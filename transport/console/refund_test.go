@@ -2,14 +2,19 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
 // paidDeposit is a succeeded H2H deposit of 500 of org, paid through the
@@ -133,5 +138,78 @@ func TestConsoleRefund(t *testing.T) {
 	// The viewer sees it on the deposit's page.
 	if p := v.get("/console/deposits/" + id); !strings.Contains(p.body, rs[0].ID) {
 		t.Error("the viewer's deposit page does not show the refund")
+	}
+}
+
+// On the SMS inbox a refund joins the payout queue, named as the refund of
+// its deposit; another organization's owner cannot complete it (404), its
+// own operator completes it with the transaction ID of the send.
+func TestConsoleRefundOnTheSMSInbox(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t, paydtest.WithSMSInbox(smsinbox.Config{Silence: time.Hour}))
+	org := srv.NewOrg(engine.OrganizationSettings{H2HEnabled: ptr(true)})
+	other := srv.NewOrg(engine.OrganizationSettings{})
+	w := srv.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	dev, err := srv.Inbox.AddDevice(ctx, smsinbox.AddDeviceParams{OrganizationID: org.ID, Name: "phone", WalletIDs: []string{w.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Inbox.Heartbeat(ctx, dev.Device); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := srv.Inbox.Anchor(ctx, org.ID, w.ID, decimal.RequireFromString("10000")); err != nil {
+		t.Fatal(err)
+	}
+	res := srv.CreateH2H(org, paydtest.H2H(paydtest.KV{"merchant_id", `"order-sms-1"`}))
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	id := paydtest.Str(res.JSON, "id")
+	paidAt := srv.Now()
+	if r := srv.Verify(org, id, `{"provider_transaction_id":"SMSPAY0001"}`); r.Status >= 300 {
+		t.Fatalf("verify: %d %s", r.Status, r.Body)
+	}
+	body := fmt.Sprintf("Cash Out Tk 500.00 from 01712345678 successful. Fee Tk 0.00. Balance Tk 10,500.00. TrxID SMSPAY0001 at %s",
+		paidAt.In(engine.Dhaka).Format("02/01/2006 15:04"))
+	if m, _, err := srv.Inbox.Ingest(ctx, dev.Device, smsinbox.Incoming{Sender: "bKash", Body: body}); err != nil || m.Status != smsinbox.StatusAccepted {
+		t.Fatalf("the payment's SMS: %+v %v", m, err)
+	}
+	srv.Work()
+	if d, _ := srv.Engine.GetDeposit(ctx, org.ID, id); d.Status != engine.StatusSucceeded {
+		t.Fatalf("deposit %s", d.Status)
+	}
+	operator(t, srv, "o@example.com", engine.RoleOperator, org.ID, false)
+	operator(t, srv, "b@example.com", engine.RoleOwner, other.ID, false)
+	o := newBrowser(t, srv)
+	o.login("o@example.com", "")
+	p := o.post("/console/deposits/"+id+"/refund", url.Values{"amount": {"200"}})
+	m := merchantIDField.FindStringSubmatch(p.body)
+	if m == nil {
+		t.Fatalf("review: %d %s", p.status, p.body)
+	}
+	if p := o.post("/console/deposits/"+id+"/refunds", url.Values{"amount": {"200.00"}, "merchant_id": {m[1]}}); p.status != http.StatusSeeOther {
+		t.Fatalf("confirm: %d %s", p.status, p.body)
+	}
+	srv.Work() // the refund joins the operator's queue
+	rs := refundsOf(t, srv, org.ID, id)
+	if len(rs) != 1 {
+		t.Fatalf("refunds: %+v", rs)
+	}
+	rf := rs[0]
+	if p := o.get("/console/withdrawals"); !strings.Contains(p.body, `id="payout-`+rf.ID+`"`) || !strings.Contains(p.body, id) {
+		t.Fatalf("the queue does not show the refund of %s: %s", id, p.body)
+	}
+	b := newBrowser(t, srv)
+	b.login("b@example.com", "")
+	if p := b.post("/console/payouts/"+rf.ID+"/complete", url.Values{"transaction_id": {"EVIL123"}}); p.status != http.StatusNotFound {
+		t.Errorf("another organization completing the refund: %d, want 404", p.status)
+	}
+	if p := o.post("/console/payouts/"+rf.ID+"/complete", url.Values{"transaction_id": {"rfs0000001"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("complete: %d %s", p.status, p.body)
+	}
+	srv.Work()
+	got, err := srv.Engine.GetRefund(ctx, org.ID, rf.ID)
+	if err != nil || got.Status != engine.RefundSucceeded || got.ProviderReference != "RFS0000001" {
+		t.Fatalf("the refund after its completion: %+v %v", got, err)
 	}
 }
