@@ -447,6 +447,21 @@ type Tx interface {
 	// updated_at.
 	// Returns ErrNotFound if l.ID does not exist.
 	UpdatePaymentLink(ctx context.Context, l *PaymentLink) error
+	// PutCompatKey stores an organization's compat key, replacing the one
+	// it had. Returns ErrDuplicate if another organization has the hash.
+	PutCompatKey(ctx context.Context, k *CompatKey) error
+	// DeleteCompatKey removes an organization's compat key; ErrNotFound
+	// when it has none.
+	DeleteCompatKey(ctx context.Context, organizationID string) error
+	// GetCompatKeyByHash returns the compat key whose hash is hash, or
+	// ErrNotFound.
+	GetCompatKeyByHash(ctx context.Context, hash []byte) (*CompatKey, error)
+	// CreateCompatInvoice inserts inv. Returns ErrDuplicate if its link
+	// has one.
+	CreateCompatInvoice(ctx context.Context, inv *CompatInvoice) error
+	// GetCompatInvoice returns the invoice of a link of organizationID, or
+	// ErrNotFound.
+	GetCompatInvoice(ctx context.Context, organizationID, linkID string) (*CompatInvoice, error)
 	// SearchDeposits returns up to p.Limit deposits matching every given
 	// filter of p, newest first, through an index of the most selective
 	// filter given (a transaction ID through attempts' (channel,

@@ -120,6 +120,10 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"SearchDeposits", testSearchDeposits},
 			{"SearchWithdrawals", testSearchWithdrawals},
 		}},
+		{"Compat", []test{
+			{"Keys", testCompatKeys},
+			{"Invoices", testCompatInvoices},
+		}},
 		{"Lists", []test{
 			{"Deposits", testListDepositsPage},
 			{"Withdrawals", testListWithdrawalsPage},
