@@ -15,7 +15,9 @@ func testCompatKeys(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1", "org_2")
 	k1 := &engine.CompatKey{OrganizationID: "org_1", Hash: []byte("hash-one-000000000000000000000000"), Hint: "abcd", CreatedAt: base}
 	create(t, s, engine.Tx.PutCompatKey, k1)
-	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.CompatKey, error) { return tx.GetCompatKeyByHash(ctx, k1.Hash) })
+	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.CompatKey, error) {
+		return tx.GetCompatKeyByHash(ctx, k1.Hash)
+	})
 	assertEqual(t, got, k1)
 	wantDuplicate(t, "another organization's hash", try(s, engine.Tx.PutCompatKey,
 		&engine.CompatKey{OrganizationID: "org_2", Hash: k1.Hash, Hint: "abcd", CreatedAt: base}))
