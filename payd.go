@@ -306,6 +306,7 @@ func New(cfg Config) (*App, error) {
 		cc.Inbox = inboxConsole{inbox: inbox, eng: eng, silence: inbox.Silence()}
 	}
 	ch := console.New(cc)
+	tc.CompatPayURL = ch.PayURL
 	a.Console = ch.Console
 	a.Handler = withConsole(transport.NewHandler(tc), ch, prefix, !cfg.ConsoleApart)
 	a.setURL = append(a.setURL, ch.SetPublicURL)

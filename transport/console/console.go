@@ -126,6 +126,10 @@ type Handlers struct {
 // reached only once its listener exists.
 func (h *Handlers) SetPublicURL(u string) { h.s.setPublicURL(u) }
 
+// PayURL is the payer's page of a payment link's token (an invoice of the
+// UddoktaPay-compatible checkout is one).
+func (h *Handlers) PayURL(token string) string { return h.s.publicAt(PayPath + url.PathEscape(token)) }
+
 func (s *server) setPublicURL(u string) {
 	u = strings.TrimRight(u, "/")
 	s.publicURL.Store(&u)
