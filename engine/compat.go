@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"net/url"
 	"strings"
 	"time"
 
@@ -337,4 +338,60 @@ func (e *Engine) GetCompatInvoiceByLink(ctx context.Context, orgID, linkID strin
 		return err
 	})
 	return inv, err
+}
+
+// CompatInvoiceByToken returns the invoice whose ID (its link's token) is
+// token, with its link's state; not_found when token is no invoice's.
+func (e *Engine) CompatInvoiceByToken(ctx context.Context, token string) (*PaymentLinkState, *CompatInvoice, error) {
+	s, err := e.GetPaymentLinkByToken(ctx, token)
+	if err != nil {
+		return nil, nil, err
+	}
+	inv, err := e.GetCompatInvoiceByLink(ctx, s.Link.OrganizationID, s.Link.ID)
+	if err == nil && inv == nil {
+		err = Errorf(CodeNotFound, "invoice not found")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, inv, nil
+}
+
+// CancelCompatInvoice is the payer's cancel of an invoice: its open
+// checkout, if any, ends as a link's does when another method is chosen
+// (one being verified is refused, and a paid invoice cannot be
+// cancelled). The invoice may still be paid later.
+func (e *Engine) CancelCompatInvoice(ctx context.Context, token string) (*CompatInvoice, error) {
+	s, inv, err := e.CompatInvoiceByToken(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if s.Paid() {
+		return nil, errLinkPaid()
+	}
+	if d := s.Deposit; d != nil && !d.IsTerminal() {
+		if err := e.endLinkCheckout(ctx, d.ID); err != nil {
+			return nil, err
+		}
+	}
+	return inv, nil
+}
+
+// CompatReturnURL is u with invoice_id added to its query, as UddoktaPay's
+// plugins read it on their redirect and cancel pages.
+func CompatReturnURL(u, invoiceID string) string {
+	add := "invoice_id=" + url.QueryEscape(invoiceID)
+	base, fragment, _ := strings.Cut(u, "#")
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+		if strings.HasSuffix(base, "?") || strings.HasSuffix(base, "&") {
+			sep = ""
+		}
+	}
+	out := base + sep + add
+	if fragment != "" {
+		out += "#" + fragment
+	}
+	return out
 }

@@ -266,6 +266,7 @@ func New(cfg Config) *Handlers {
 	pay := http.NewServeMux()
 	pay.Handle("GET /pay/{token}", s.page((*server).payPage, public))
 	pay.Handle("POST /pay/{token}", s.page((*server).pay, public))
+	pay.Handle("POST /pay/{token}/cancel", s.page((*server).payCancel, public))
 	pay.Handle("/pay/", s.page(func(*server, http.ResponseWriter, *http.Request, *request) error { return errNotFound }, public))
 	return &Handlers{Console: s.withClient(limitForms(mux)), Pay: s.withClient(s.limitPay(limitForms(pay))), s: s}
 }

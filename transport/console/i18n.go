@@ -151,6 +151,8 @@ var texts = map[string][2]string{
 	"pay_to":               {"Payment to %s", "%s-কে পরিশোধ"},
 	"pay_with":             {"Pay with %s", "%s দিয়ে পরিশোধ"},
 	"pay_done":             {"This link is paid. Thank you.", "এই লিংকটি পরিশোধিত। ধন্যবাদ।"},
+	"pay_return":           {"Return to the shop", "দোকানে ফিরে যান"},
+	"pay_cancel":           {"Cancel and return to the shop", "বাতিল করে দোকানে ফিরে যান"},
 	"t_busy":               {"Please wait", "একটু অপেক্ষা করুন"},
 	"busy":                 {"Too many requests from your connection. Please try again in %d seconds.", "আপনার সংযোগ থেকে অনেক বেশি অনুরোধ এসেছে। %d সেকেন্ড পরে আবার চেষ্টা করুন।"},
 	"try_again":            {"Try again", "আবার চেষ্টা করুন"},

@@ -798,13 +798,19 @@ func (s *server) linkCreate(w http.ResponseWriter, r *http.Request, q *request) 
 	return s.renderLinks(w, r, q, linksData{Created: l})
 }
 
-// The payer's page of a payment link.
+// The payer's page of a payment link, and of an invoice of the
+// UddoktaPay-compatible checkout (a link with the merchant's return URLs):
+// once paid, it sends the payer back to the merchant with invoice_id.
 
 type payData struct {
 	State   *engine.PaymentLinkState
 	OrgName string
 	Methods []string
 	Error   string
+	// Invoice is set when the link is an invoice; Return is where its
+	// payer goes back with a form (return_type POST).
+	Invoice *engine.CompatInvoice
+	Return  string
 }
 
 func (s *server) payPage(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -812,15 +818,35 @@ func (s *server) payPage(w http.ResponseWriter, r *http.Request, q *request) err
 }
 
 func (s *server) renderPay(w http.ResponseWriter, r *http.Request, q *request, status int, msg string) error {
-	st, err := s.eng.GetPaymentLinkByToken(r.Context(), r.PathValue("token"))
+	token := r.PathValue("token")
+	st, err := s.eng.GetPaymentLinkByToken(r.Context(), token)
 	if err != nil {
 		return err
+	}
+	inv, err := s.eng.GetCompatInvoiceByLink(r.Context(), st.Link.OrganizationID, st.Link.ID)
+	if err != nil {
+		return err
+	}
+	data := payData{State: st, Methods: engine.DepositMethods(engine.CheckoutRedirect), Error: msg, Invoice: inv}
+	if inv != nil && st.Paid() {
+		if inv.ReturnType != engine.CompatReturnPOST {
+			http.Redirect(w, r, engine.CompatReturnURL(inv.RedirectURL, token), http.StatusSeeOther)
+			return nil
+		}
+		// A form the payer submits (no script): the page may post to the
+		// merchant's origin only.
+		data.Return = inv.RedirectURL
+		if u, err := url.Parse(inv.RedirectURL); err == nil {
+			csp := w.Header().Get("Content-Security-Policy")
+			w.Header().Set("Content-Security-Policy", strings.Replace(csp, "form-action 'self'", "form-action 'self' "+u.Scheme+"://"+u.Host, 1))
+		}
 	}
 	org, err := s.eng.GetOrganization(r.Context(), st.Link.OrganizationID)
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, q, status, "pay", "", payData{State: st, OrgName: org.Name, Methods: engine.DepositMethods(engine.CheckoutRedirect), Error: msg})
+	data.OrgName = org.Name
+	return s.render(w, r, q, status, "pay", "", data)
 }
 
 func (s *server) pay(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -836,5 +862,21 @@ func (s *server) pay(w http.ResponseWriter, r *http.Request, q *request) error {
 		return err
 	}
 	http.Redirect(w, r, d.CheckoutURL, http.StatusSeeOther)
+	return nil
+}
+
+// payCancel is an invoice's payer going back to the merchant's cancel_url
+// without paying; its open checkout ends.
+func (s *server) payCancel(w http.ResponseWriter, r *http.Request, q *request) error {
+	token := r.PathValue("token")
+	inv, err := s.eng.CancelCompatInvoice(r.Context(), token)
+	var e *engine.Error
+	if errors.As(err, &e) && e.Code != engine.CodeNotFound && statusOf[e.Code] != 0 {
+		return s.renderPay(w, r, q, statusOf[e.Code], e.Message)
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, engine.CompatReturnURL(inv.CancelURL, token), http.StatusSeeOther)
 	return nil
 }
