@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"crypto/sha256"
 	"errors"
 	"net/url"
@@ -53,7 +55,9 @@ const (
 type CompatKey struct {
 	OrganizationID string
 	Hash           []byte
-	Hint           string
+	// Sealed is the key sealed under the master key: the IPN carries it.
+	Sealed []byte
+	Hint   string
 	CreatedAt      time.Time
 }
 
@@ -81,7 +85,8 @@ func (e *Engine) EnableCompat(ctx context.Context, orgID string) (string, error)
 		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
 			return notFound(err, "organization")
 		}
-		k := &CompatKey{OrganizationID: orgID, Hash: hashAPIKey(key), Hint: key[len(key)-4:], CreatedAt: now}
+		k := &CompatKey{OrganizationID: orgID, Hash: hashAPIKey(key), Sealed: e.keyring.Seal([]byte(key), compatKeyContext(orgID)),
+			Hint: key[len(key)-4:], CreatedAt: now}
 		if err := tx.PutCompatKey(ctx, k); err != nil {
 			return err
 		}
@@ -394,4 +399,208 @@ func CompatReturnURL(u, invoiceID string) string {
 		out += "#" + fragment
 	}
 	return out
+}
+
+func compatKeyContext(orgID string) string { return "compat_key:" + orgID }
+
+// compatPaymentView is the verify-payment answer, and the IPN's body.
+type compatPaymentView struct {
+	FullName      string          `json:"full_name"`
+	Email         string          `json:"email"`
+	Amount        string          `json:"amount"`
+	Fee           string          `json:"fee"`
+	ChargedAmount string          `json:"charged_amount"`
+	InvoiceID     string          `json:"invoice_id"`
+	Metadata      json.RawMessage `json:"metadata"`
+	PaymentMethod string          `json:"payment_method"`
+	SenderNumber  string          `json:"sender_number"`
+	TransactionID string          `json:"transaction_id"`
+	Date          string          `json:"date"`
+	Status        string          `json:"status"`
+}
+
+// dhaka is Bangladesh's time (UTC+6, no daylight saving), in which
+// verify-payment writes dates.
+var dhaka = time.FixedZone("Asia/Dhaka", 6*60*60)
+
+// JSON is p as verify-payment answers it (and the IPN posts it): amounts
+// as two-decimal strings, the date as "YYYY-MM-DD HH:MM:SS" in Dhaka time.
+func (p *CompatPayment) JSON() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(compatPaymentView{
+		FullName: p.Invoice.FullName, Email: p.Invoice.Email, Amount: FormatAmount(p.Amount),
+		Fee: FormatAmount(p.Fee), ChargedAmount: FormatAmount(p.Amount), InvoiceID: p.InvoiceID,
+		Metadata: json.RawMessage(p.Invoice.Metadata), PaymentMethod: p.PaymentMethod, SenderNumber: p.SenderNumber,
+		TransactionID: p.TransactionID, Date: p.Date.In(dhaka).Format("2006-01-02 15:04:05"), Status: p.Status,
+	}) // only strings and compacted JSON: it cannot fail
+	return buf.Bytes()
+}
+
+// The IPN: when an invoice with a webhook_url is paid, an IPN row is
+// written in the payment's transaction, and the worker posts the
+// verify-payment body to the URL with the compat key in the
+// RT-UDDOKTAPAY-API-KEY header, through the webhooks' client (its
+// private-address rule) and on their retry schedule.
+
+// CompatIPN is an invoice's IPN to post.
+type CompatIPN struct {
+	LinkID         string
+	OrganizationID string
+	// Status is DeliveryPending, DeliveryDelivered or DeliveryExhausted.
+	Status         string
+	Attempts       int
+	NextAttemptAt  time.Time
+	LeaseOwner     string
+	LeasedUntil    time.Time
+	LastStatusCode int
+	LastError      string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// IPNPoster is a WebhookClient that also posts IPNs: a JSON body with the
+// given headers, under the same destination rules.
+type IPNPoster interface {
+	PostIPN(ctx context.Context, url string, header map[string]string, body []byte) WebhookResult
+}
+
+// compatPaid queues the IPN of the invoice that link l is, if it is one
+// with a webhook_url, in the transaction that pays it.
+func (e *Engine) compatPaid(ctx context.Context, tx Tx, l *PaymentLink, now time.Time) error {
+	inv, err := tx.GetCompatInvoice(ctx, l.OrganizationID, l.ID)
+	if errors.Is(err, ErrNotFound) || (err == nil && inv.WebhookURL == "") {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	epoch := time.Unix(0, 0).UTC()
+	err = tx.CreateCompatIPN(ctx, &CompatIPN{
+		LinkID: l.ID, OrganizationID: l.OrganizationID, Status: DeliveryPending, NextAttemptAt: now,
+		LeasedUntil: epoch, CreatedAt: now, UpdatedAt: now,
+	})
+	if errors.Is(err, ErrDuplicate) {
+		return nil // one IPN per invoice
+	}
+	return err
+}
+
+// DeliverCompatIPNs claims the due IPNs and posts them, waiting until
+// every post has finished. Returns how many it claimed.
+func (e *Engine) DeliverCompatIPNs(ctx context.Context) (int, error) {
+	n, err := e.startCompatIPNs(ctx)
+	e.deliveries.wg.Wait()
+	return n, err
+}
+
+// startCompatIPNs claims the due IPNs and posts each in a goroutine of its
+// own (counted with the webhooks' posts, which shutdown waits for), so a
+// slow merchant never holds up the worker.
+func (e *Engine) startCompatIPNs(ctx context.Context) (int, error) {
+	poster, ok := e.cfg.Webhooks.(IPNPoster)
+	if !ok {
+		return 0, nil
+	}
+	now := e.now()
+	var claimed []*CompatIPN
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		claimed, err = tx.ClaimDueCompatIPNs(ctx, ClaimParams{Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.WebhookConcurrency})
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, ipn := range claimed {
+		e.deliveries.wg.Add(1)
+		go func() {
+			defer e.deliveries.wg.Done()
+			if err := e.postIPN(ctx, poster, ipn); err != nil && ctx.Err() == nil && !e.noteUnavailable(ctx, err) {
+				e.cfg.Logger.ErrorContext(ctx, "compat IPN failed", "link", ipn.LinkID, "err", err)
+			}
+		}()
+	}
+	return len(claimed), nil
+}
+
+func (e *Engine) postIPN(ctx context.Context, poster IPNPoster, ipn *CompatIPN) error {
+	var inv *CompatInvoice
+	var key *CompatKey
+	var token string
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		if inv, err = tx.GetCompatInvoice(ctx, ipn.OrganizationID, ipn.LinkID); err != nil {
+			return err
+		}
+		l, err := tx.GetPaymentLink(ctx, ipn.OrganizationID, ipn.LinkID)
+		if err != nil {
+			return err
+		}
+		token = l.Token
+		key, err = tx.GetCompatKey(ctx, ipn.OrganizationID)
+		if errors.Is(err, ErrNotFound) {
+			key, err = nil, nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	var res WebhookResult
+	if key == nil {
+		res.Err = errors.New("the compat key is disabled: no IPN is sent without it")
+	} else {
+		plain, err := e.keyring.Open(key.Sealed, compatKeyContext(ipn.OrganizationID))
+		if err != nil {
+			return err
+		}
+		p, err := e.GetCompatPayment(ctx, ipn.OrganizationID, token)
+		if err != nil {
+			return err
+		}
+		res = poster.PostIPN(ctx, inv.WebhookURL, map[string]string{"RT-UDDOKTAPAY-API-KEY": string(plain)}, p.JSON())
+		if ctx.Err() != nil && res.StatusCode == 0 {
+			return nil // cut off by shutdown: posted again once the lease runs out
+		}
+	}
+	return e.inTx(context.WithoutCancel(ctx), func(ctx context.Context, tx Tx) error {
+		cur, err := tx.LockCompatIPN(ctx, ipn.LinkID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != DeliveryPending || cur.LeaseOwner != e.workerID || !cur.LeasedUntil.Equal(ipn.LeasedUntil) {
+			return nil
+		}
+		now := e.now()
+		failure := describeWebhookFailure(res, inv.WebhookURL)
+		cur.Attempts++
+		cur.LastStatusCode, cur.LastError = res.StatusCode, failure
+		cur.LeaseOwner, cur.LeasedUntil, cur.UpdatedAt = "", time.Unix(0, 0).UTC(), now
+		switch {
+		case failure == "":
+			cur.Status = DeliveryDelivered
+		case key == nil || cur.Attempts > len(webhookRetrySchedule):
+			cur.Status = DeliveryExhausted
+		default:
+			cur.NextAttemptAt = now.Add(nextWebhookDelay(cur.Attempts, res.RetryAfter))
+		}
+		return tx.UpdateCompatIPN(ctx, cur)
+	})
+}
+
+// GetCompatIPN returns the IPN of an invoice (by its ID), for operators
+// and tests; not_found when none was queued.
+func (e *Engine) GetCompatIPN(ctx context.Context, orgID, invoiceID string) (*CompatIPN, error) {
+	var ipn *CompatIPN
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		l, err := tx.GetPaymentLinkByToken(ctx, invoiceID)
+		if err != nil || l.OrganizationID != orgID {
+			return Errorf(CodeNotFound, "IPN not found")
+		}
+		ipn, err = tx.GetCompatIPN(ctx, l.ID)
+		return notFound(err, "IPN")
+	})
+	return ipn, err
 }

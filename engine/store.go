@@ -456,6 +456,23 @@ type Tx interface {
 	// GetCompatKeyByHash returns the compat key whose hash is hash, or
 	// ErrNotFound.
 	GetCompatKeyByHash(ctx context.Context, hash []byte) (*CompatKey, error)
+	// GetCompatKey returns an organization's compat key, or ErrNotFound.
+	GetCompatKey(ctx context.Context, organizationID string) (*CompatKey, error)
+	// CreateCompatIPN inserts ipn. Returns ErrDuplicate if its invoice has
+	// one.
+	CreateCompatIPN(ctx context.Context, ipn *CompatIPN) error
+	// GetCompatIPN returns the IPN of a link, or ErrNotFound.
+	GetCompatIPN(ctx context.Context, linkID string) (*CompatIPN, error)
+	// LockCompatIPN is GetCompatIPN with the row locked until the
+	// transaction ends.
+	LockCompatIPN(ctx context.Context, linkID string) (*CompatIPN, error)
+	// ClaimDueCompatIPNs leases up to p.Limit pending IPNs that are due and
+	// not leased, earliest due first, skipping rows another transaction
+	// has locked.
+	ClaimDueCompatIPNs(ctx context.Context, p ClaimParams) ([]*CompatIPN, error)
+	// UpdateCompatIPN writes status, attempts, next attempt, lease, last
+	// outcome and updated_at. Returns ErrNotFound if it does not exist.
+	UpdateCompatIPN(ctx context.Context, ipn *CompatIPN) error
 	// CreateCompatInvoice inserts inv. Returns ErrDuplicate if its link
 	// has one.
 	CreateCompatInvoice(ctx context.Context, inv *CompatInvoice) error

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/payd-engine/payd/engine"
 )
@@ -29,13 +28,6 @@ type CompatEngine interface {
 	CreateCompatInvoice(ctx context.Context, p engine.CompatCheckoutParams) (string, error)
 	GetCompatPayment(ctx context.Context, orgID, invoiceID string) (*engine.CompatPayment, error)
 }
-
-// dhaka is Bangladesh's time (UTC+6, no daylight saving), in which
-// verify-payment writes dates.
-var dhaka = time.FixedZone("Asia/Dhaka", 6*60*60)
-
-// compatDate is the layout of verify-payment's date.
-const compatDate = "2006-01-02 15:04:05"
 
 // compatRoutes mounts the two endpoints when the engine has the compat
 // side and the host serves the payment page.
@@ -211,32 +203,6 @@ func (s *server) compatCheckout(w http.ResponseWriter, r *http.Request, ce Compa
 	return nil
 }
 
-// CompatPaymentView is the verify-payment answer (and the IPN's body).
-type CompatPaymentView struct {
-	FullName      string          `json:"full_name"`
-	Email         string          `json:"email"`
-	Amount        string          `json:"amount"`
-	Fee           string          `json:"fee"`
-	ChargedAmount string          `json:"charged_amount"`
-	InvoiceID     string          `json:"invoice_id"`
-	Metadata      json.RawMessage `json:"metadata"`
-	PaymentMethod string          `json:"payment_method"`
-	SenderNumber  string          `json:"sender_number"`
-	TransactionID string          `json:"transaction_id"`
-	Date          string          `json:"date"`
-	Status        string          `json:"status"`
-}
-
-// NewCompatPaymentView is p as verify-payment shows it.
-func NewCompatPaymentView(p *engine.CompatPayment) CompatPaymentView {
-	return CompatPaymentView{
-		FullName: p.Invoice.FullName, Email: p.Invoice.Email, Amount: engine.FormatAmount(p.Amount),
-		Fee: engine.FormatAmount(p.Fee), ChargedAmount: engine.FormatAmount(p.Amount), InvoiceID: p.InvoiceID,
-		Metadata: json.RawMessage(p.Invoice.Metadata), PaymentMethod: p.PaymentMethod, SenderNumber: p.SenderNumber,
-		TransactionID: p.TransactionID, Date: p.Date.In(dhaka).Format(compatDate), Status: p.Status,
-	}
-}
-
 func (s *server) compatVerify(w http.ResponseWriter, r *http.Request, ce CompatEngine) error {
 	org, err := s.compatAdmit(w, r, ce)
 	if err != nil {
@@ -255,6 +221,9 @@ func (s *server) compatVerify(w http.ResponseWriter, r *http.Request, ce CompatE
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, NewCompatPaymentView(p))
+	h := w.Header()
+	h["Content-Type"], h["Cache-Control"] = jsonContentType, noStore
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(p.JSON())
 	return nil
 }

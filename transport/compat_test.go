@@ -5,9 +5,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/transport"
 )
 
 // compatOrg is an organization with its compat key.
@@ -130,4 +133,91 @@ func TestCompatBodies(t *testing.T) {
 	}
 	wantCompatRefusal(t, "verify without invoice_id", h.compat("verify-payment", a.compatKey, `{}`), http.StatusBadRequest)
 	wantCompatRefusal(t, "verify with a numeric invoice_id", h.compat("verify-payment", a.compatKey, `{"invoice_id":5}`), http.StatusBadRequest)
+}
+
+// payInvoice pays an invoice as its payer would: bKash chosen on its
+// page, paid in the sandbox, verified.
+func (h *harness) payInvoice(org *compatOrg, invoice, txID, amount string) {
+	h.t.Helper()
+	ctx := context.Background()
+	d, err := h.Engine.PayPaymentLink(ctx, engine.PayPaymentLinkParams{Token: invoice, PaymentMethod: "bkash", ReturnURL: h.URL + "/pay/" + invoice})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if r := h.SandboxPay(org.testOrg, `{"channel":"bkash","transaction_id":"`+txID+`","payer_phone":"01712345678","amount":"`+amount+`","status":"completed"}`); r.Status != http.StatusCreated {
+		h.t.Fatalf("sandbox pay: %d %s", r.Status, r.Body)
+	}
+	if _, err := h.Engine.SubmitCheckoutPayment(ctx, d.CheckoutToken, txID); err != nil {
+		h.t.Fatal(err)
+	}
+	h.Work()
+}
+
+// TestCompatIPN: a paid invoice's IPN carries the verify-payment body and
+// the compat key (not the account key), is retried on the webhooks'
+// schedule after a failure, and is sent once.
+func TestCompatIPN(t *testing.T) {
+	h := newHarness(t, func(c *payd.Config) { c.Webhooks = transport.NewWebhookClient(true) }) // the receiver is on loopback
+	a := h.newCompatOrg()
+	ctx := context.Background()
+	recv := paydtest.NewReceiver(t, func(n int) (int, map[string]string) {
+		if n == 1 {
+			return http.StatusInternalServerError, nil
+		}
+		return http.StatusOK, nil
+	})
+	inv := invoiceOf(t, h.compat("checkout-v2", a.compatKey, strings.Replace(compatCheckoutBody(`"150"`), "https://shop.example/ipn", recv.URL+"/ipn", 1)))
+	if n, err := h.Engine.DeliverCompatIPNs(ctx); err != nil || n != 0 {
+		t.Fatalf("an unpaid invoice's IPN: %d %v", n, err)
+	}
+	h.payInvoice(a, inv, "UPIPN0001", "150.00")
+	if _, err := h.Engine.DeliverCompatIPNs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ipn, err := h.Engine.GetCompatIPN(ctx, a.ID, inv)
+	if err != nil || ipn.Status != engine.DeliveryPending || ipn.Attempts != 1 || ipn.LastStatusCode != 500 {
+		t.Fatalf("after a 500: %+v %v", ipn, err)
+	}
+	h.Clock.Add(10 * time.Second) // the first retry waits 5 s ± 10%
+	if _, err := h.Engine.DeliverCompatIPNs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ipn, _ = h.Engine.GetCompatIPN(ctx, a.ID, inv); ipn.Status != engine.DeliveryDelivered || ipn.Attempts != 2 {
+		t.Fatalf("after a 200: %+v", ipn)
+	}
+	h.Clock.Add(time.Hour)
+	if n, _ := h.Engine.DeliverCompatIPNs(ctx); n != 0 {
+		t.Errorf("a delivered IPN was claimed again")
+	}
+	got := recv.Deliveries()
+	if len(got) != 2 {
+		t.Fatalf("the receiver got %d posts, want 2", len(got))
+	}
+	last := got[1]
+	if k := last.Header.Values("Rt-Uddoktapay-Api-Key"); len(k) != 1 || k[0] != a.compatKey {
+		t.Errorf("the IPN's key header = %q, want the compat key", k)
+	}
+	verify := h.compat("verify-payment", a.compatKey, `{"invoice_id":"`+inv+`"}`)
+	if string(last.Body) != string(verify.Body) || paydtest.Str(verify.JSON, "status") != engine.CompatCompleted {
+		t.Errorf("the IPN's body\n%s\nis not verify-payment's\n%s", last.Body, verify.Body)
+	}
+}
+
+// TestCompatIPNPrivateAddress: the IPN goes through the webhooks' client,
+// whose private-address rule (production's) refuses a webhook_url on
+// loopback: nothing reaches it, and the refusal is recorded.
+func TestCompatIPNPrivateAddress(t *testing.T) {
+	h := newHarness(t)
+	a := h.newCompatOrg()
+	ctx := context.Background()
+	recv := paydtest.NewReceiver(t, nil)
+	inv := invoiceOf(t, h.compat("checkout-v2", a.compatKey, strings.Replace(compatCheckoutBody(`"150"`), "https://shop.example/ipn", recv.URL+"/ipn", 1)))
+	h.payInvoice(a, inv, "UPIPN0002", "150.00")
+	if _, err := h.Engine.DeliverCompatIPNs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ipn, err := h.Engine.GetCompatIPN(ctx, a.ID, inv)
+	if err != nil || !strings.Contains(ipn.LastError, "not a public address") || len(recv.Deliveries()) != 0 {
+		t.Fatalf("an IPN to loopback: %+v %v, %d posts", ipn, err, len(recv.Deliveries()))
+	}
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,21 +14,26 @@ import (
 // organizations.
 func testCompatKeys(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1", "org_2")
-	k1 := &engine.CompatKey{OrganizationID: "org_1", Hash: []byte("hash-one-000000000000000000000000"), Hint: "abcd", CreatedAt: base}
+	k1 := &engine.CompatKey{OrganizationID: "org_1", Hash: []byte("hash-one-000000000000000000000000"), Sealed: []byte("sealed-1"), Hint: "abcd", CreatedAt: base}
 	create(t, s, engine.Tx.PutCompatKey, k1)
 	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.CompatKey, error) {
 		return tx.GetCompatKeyByHash(ctx, k1.Hash)
 	})
 	assertEqual(t, got, k1)
 	wantDuplicate(t, "another organization's hash", try(s, engine.Tx.PutCompatKey,
-		&engine.CompatKey{OrganizationID: "org_2", Hash: k1.Hash, Hint: "abcd", CreatedAt: base}))
+		&engine.CompatKey{OrganizationID: "org_2", Hash: k1.Hash, Sealed: []byte("x"), Hint: "abcd", CreatedAt: base}))
 
-	k2 := &engine.CompatKey{OrganizationID: "org_1", Hash: []byte("hash-two-000000000000000000000000"), Hint: "efgh", CreatedAt: base.Add(time.Minute)}
+	k2 := &engine.CompatKey{OrganizationID: "org_1", Hash: []byte("hash-two-000000000000000000000000"), Sealed: []byte("sealed-2"), Hint: "efgh", CreatedAt: base.Add(time.Minute)}
 	create(t, s, engine.Tx.PutCompatKey, k2)
 	read(t, s, func(ctx context.Context, tx engine.Tx) error {
 		_, err := tx.GetCompatKeyByHash(ctx, k1.Hash)
 		wantNotFound(t, "a replaced key", err)
 		got, err := tx.GetCompatKeyByHash(ctx, k2.Hash)
+		if err != nil {
+			return err
+		}
+		assertEqual(t, got, k2)
+		got, err = tx.GetCompatKey(ctx, "org_1")
 		if err == nil {
 			assertEqual(t, got, k2)
 		}
@@ -62,6 +68,52 @@ func testCompatInvoices(t *testing.T, s Store) {
 		assertEqual(t, got, inv)
 		_, err = tx.GetCompatInvoice(ctx, "org_2", "plink_1")
 		wantNotFound(t, "another organization's invoice", err)
+		return nil
+	})
+}
+
+// testCompatIPNs: an invoice has one IPN; a claim leases the due pending
+// ones, earliest first, and skips leased, later and finished ones.
+func testCompatIPNs(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	epoch := time.Unix(0, 0).UTC()
+	var ipns []*engine.CompatIPN
+	for i, due := range []time.Duration{2 * time.Second, time.Second, time.Hour, 0} {
+		id := fmt.Sprintf("plink_%d", i+1)
+		create(t, s, engine.Tx.CreatePaymentLink, &engine.PaymentLink{ID: id, OrganizationID: "org_1", Amount: dec("100"), Token: "tok_" + id, CreatedAt: base, UpdatedAt: base})
+		create(t, s, engine.Tx.CreateCompatInvoice, &engine.CompatInvoice{LinkID: id, OrganizationID: "org_1", Metadata: []byte("{}"),
+			RedirectURL: "https://s.example/", ReturnType: "GET", CancelURL: "https://s.example/", WebhookURL: "https://s.example/ipn", CreatedAt: base})
+		ipns = append(ipns, &engine.CompatIPN{LinkID: id, OrganizationID: "org_1", Status: engine.DeliveryPending,
+			NextAttemptAt: base.Add(due), LeasedUntil: epoch, CreatedAt: base, UpdatedAt: base})
+	}
+	ipns[3].Status = engine.DeliveryDelivered
+	create(t, s, engine.Tx.CreateCompatIPN, ipns...)
+	wantDuplicate(t, "a second IPN of an invoice", try(s, engine.Tx.CreateCompatIPN, ipns[0]))
+	now := base.Add(time.Minute)
+	claim := func(owner string) []*engine.CompatIPN {
+		var out []*engine.CompatIPN
+		write(t, s, func(ctx context.Context, tx engine.Tx) (err error) {
+			out, err = tx.ClaimDueCompatIPNs(ctx, engine.ClaimParams{Now: now, Owner: owner, LeasedUntil: now.Add(time.Minute), Limit: 10})
+			return err
+		})
+		return out
+	}
+	got := claim("w1")
+	if ids := joinIDs(got, func(p *engine.CompatIPN) string { return p.LinkID }); ids != "2,1" {
+		t.Fatalf("claimed %s, want the due pending ones earliest first (2,1)", ids)
+	}
+	if again := claim("w2"); len(again) != 0 {
+		t.Fatalf("leased IPNs were claimed again: %d", len(again))
+	}
+	p := got[0]
+	p.Status, p.Attempts, p.LastStatusCode, p.LastError, p.LeaseOwner, p.LeasedUntil, p.UpdatedAt = engine.DeliveryDelivered, 1, 200, "", "", epoch, now
+	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateCompatIPN(ctx, p) })
+	wantLocked(t, s, p, func(ctx context.Context, tx engine.Tx) (*engine.CompatIPN, error) {
+		return tx.LockCompatIPN(ctx, p.LinkID)
+	})
+	read(t, s, func(ctx context.Context, tx engine.Tx) error {
+		_, err := tx.GetCompatIPN(ctx, "plink_9")
+		wantNotFound(t, "no IPN", err)
 		return nil
 	})
 }

@@ -123,6 +123,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Compat", []test{
 			{"Keys", testCompatKeys},
 			{"Invoices", testCompatInvoices},
+			{"IPNs", testCompatIPNs},
 		}},
 		{"Lists", []test{
 			{"Deposits", testListDepositsPage},
