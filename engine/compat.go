@@ -162,6 +162,18 @@ func CompatRange() AmountRange {
 	return r
 }
 
+// RedirectMethodsFor returns the redirect methods whose range takes
+// amount: those a payment page offers for it.
+func RedirectMethodsFor(amount decimal.Decimal) []string {
+	var out []string
+	for _, name := range DepositMethods(CheckoutRedirect) {
+		if m, _ := LookupMethod(name); m.depositRange(CheckoutRedirect).contains(amount) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 func (p CompatCheckoutParams) validate() (decimal.Decimal, *CompatInvoice, error) {
 	a, err := ParseAmount("amount", p.Amount)
 	if err != nil {

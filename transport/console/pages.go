@@ -827,7 +827,7 @@ func (s *server) renderPay(w http.ResponseWriter, r *http.Request, q *request, s
 	if err != nil {
 		return err
 	}
-	data := payData{State: st, Methods: engine.DepositMethods(engine.CheckoutRedirect), Error: msg, Invoice: inv}
+	data := payData{State: st, Methods: engine.RedirectMethodsFor(st.Link.Amount), Error: msg, Invoice: inv}
 	if inv != nil && st.Paid() {
 		if inv.ReturnType != engine.CompatReturnPOST {
 			http.Redirect(w, r, engine.CompatReturnURL(inv.RedirectURL, token), http.StatusSeeOther)
