@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -116,4 +117,67 @@ func testCompatIPNs(t *testing.T, s Store) {
 		wantNotFound(t, "no IPN", err)
 		return nil
 	})
+}
+
+// testCompatIPNClaimsConcurrent: workers claiming at the same time, each in
+// its own transaction, take every due IPN exactly once.
+func testCompatIPNClaimsConcurrent(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1")
+	epoch := time.Unix(0, 0).UTC()
+	const n = 24
+	write(t, s, func(ctx context.Context, tx engine.Tx) error {
+		for i := range n {
+			id := fmt.Sprintf("plink_%02d", i)
+			if err := tx.CreatePaymentLink(ctx, &engine.PaymentLink{ID: id, OrganizationID: "org_1", Amount: dec("100"), Token: "tok_" + id, CreatedAt: base, UpdatedAt: base}); err != nil {
+				return err
+			}
+			if err := tx.CreateCompatInvoice(ctx, &engine.CompatInvoice{LinkID: id, OrganizationID: "org_1", Metadata: []byte("{}"),
+				RedirectURL: "https://s.example/", ReturnType: "GET", CancelURL: "https://s.example/", WebhookURL: "https://s.example/ipn", CreatedAt: base}); err != nil {
+				return err
+			}
+			if err := tx.CreateCompatIPN(ctx, &engine.CompatIPN{LinkID: id, OrganizationID: "org_1", Status: engine.DeliveryPending,
+				NextAttemptAt: base, LeasedUntil: epoch, CreatedAt: base, UpdatedAt: base}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	now := base.Add(time.Second)
+	var mu sync.Mutex
+	claimed := map[string]int{}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				var got []*engine.CompatIPN
+				err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) (err error) {
+					got, err = tx.ClaimDueCompatIPNs(ctx, engine.ClaimParams{Now: now, Owner: fmt.Sprint("w", w), LeasedUntil: now.Add(time.Minute), Limit: 3})
+					return err
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(got) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, p := range got {
+					claimed[p.LinkID]++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(claimed) != n {
+		t.Errorf("%d IPNs claimed, want %d", len(claimed), n)
+	}
+	for id, k := range claimed {
+		if k != 1 {
+			t.Errorf("%s claimed %d times", id, k)
+		}
+	}
 }

@@ -124,6 +124,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"Keys", testCompatKeys},
 			{"Invoices", testCompatInvoices},
 			{"IPNs", testCompatIPNs},
+			{"IPNClaimsConcurrent", testCompatIPNClaimsConcurrent},
 		}},
 		{"Lists", []test{
 			{"Deposits", testListDepositsPage},
