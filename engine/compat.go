@@ -109,6 +109,23 @@ func (e *Engine) DisableCompat(ctx context.Context, orgID string) error {
 	})
 }
 
+// CompatKeyHint returns the last four characters of the organization's
+// compat key, "" when it has none.
+func (e *Engine) CompatKeyHint(ctx context.Context, orgID string) (string, error) {
+	var hint string
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		k, err := tx.GetCompatKey(ctx, orgID)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err == nil {
+			hint = k.Hint
+		}
+		return err
+	})
+	return hint, err
+}
+
 // AuthenticateCompat returns the organization of a compat key, or
 // unauthorized. It is one read by the key's unique hash.
 func (e *Engine) AuthenticateCompat(ctx context.Context, key string) (string, error) {

@@ -140,3 +140,44 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestCompatKeyConsole: only an owner issues or revokes the
+// UddoktaPay-compatible key; the key is shown once, then only its end.
+func TestCompatKeyConsole(t *testing.T) {
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	operator(t, srv, "owner@example.com", engine.RoleOwner, org.ID, false)
+	operator(t, srv, "op@example.com", engine.RoleOperator, org.ID, false)
+	op := newBrowser(t, srv)
+	op.login("op@example.com", "")
+	if p := op.get("/console/keys"); strings.Contains(p.body, `id="compat-enable"`) {
+		t.Error("an operator is offered the compat key")
+	}
+	if p := op.post("/console/compat/enable", nil); p.status != http.StatusForbidden {
+		t.Errorf("an operator enabling the compat key: %d, want 403", p.status)
+	}
+	owner := newBrowser(t, srv)
+	owner.login("owner@example.com", "")
+	p := owner.post("/console/compat/enable", nil)
+	i := strings.Index(p.body, "payd_up_")
+	if p.status != http.StatusOK || i < 0 {
+		t.Fatalf("enable: %d", p.status)
+	}
+	key := p.body[i : i+len("payd_up_")+43]
+	if res := srv.SendHeaders(http.MethodPost, "/api/verify-payment", `{"invoice_id":"x"}`, http.Header{"Rt-Uddoktapay-Api-Key": {key}}); res.Status != http.StatusNotFound {
+		t.Fatalf("the console's key on verify-payment: %d %s (want 404 for an unknown invoice)", res.Status, res.Body)
+	}
+	if p := owner.get("/console/keys"); strings.Contains(p.body, key) || !strings.Contains(p.body, key[len(key)-4:]) {
+		t.Error("the key is shown again, or its end is not")
+	}
+	if p := op.post("/console/compat/disable", nil); p.status != http.StatusForbidden {
+		t.Errorf("an operator revoking the compat key: %d, want 403", p.status)
+	}
+	owner.get("/console/keys")
+	if p := owner.post("/console/compat/disable", nil); p.status != http.StatusSeeOther && p.status != http.StatusOK {
+		t.Fatalf("disable: %d", p.status)
+	}
+	if res := srv.SendHeaders(http.MethodPost, "/api/verify-payment", `{"invoice_id":"x"}`, http.Header{"Rt-Uddoktapay-Api-Key": {key}}); res.Status != http.StatusUnauthorized {
+		t.Errorf("a revoked key: %d", res.Status)
+	}
+}

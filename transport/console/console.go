@@ -213,6 +213,8 @@ var routes = []struct {
 	{"POST /console/devices/{id}/revoke", engine.RoleOwner, (*server).deviceRevoke},
 	{"POST /console/keys/{id}/rotate", engine.RoleOwner, (*server).keyRotate},
 	{"POST /console/keys/{id}/revoke", engine.RoleOwner, (*server).keyRevoke},
+	{"POST /console/compat/enable", engine.RoleOwner, (*server).compatEnable},
+	{"POST /console/compat/disable", engine.RoleOwner, (*server).compatDisable},
 }
 
 // routeRole is the least role of each route, by pattern.

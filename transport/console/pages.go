@@ -694,6 +694,9 @@ type keysData struct {
 	Keys []*engine.APIKey
 	// Credentials are a new key's secrets, shown once.
 	Credentials *engine.APIKeyCredentials
+	// CompatHint ends the UddoktaPay-compatible key ("" when disabled);
+	// CompatKey is a new one, shown once.
+	CompatHint, CompatKey string
 }
 
 func (s *server) keys(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -704,6 +707,9 @@ func (s *server) renderKeys(w http.ResponseWriter, r *http.Request, q *request, 
 	if q.org != "" {
 		var err error
 		if data.Keys, err = s.eng.ListAPIKeys(r.Context(), q.org); err != nil {
+			return err
+		}
+		if data.CompatHint, err = s.eng.CompatKeyHint(r.Context(), q.org); err != nil {
 			return err
 		}
 	}
@@ -745,6 +751,29 @@ func (s *server) keyRevoke(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	return done(w, r, q, "/console/keys", "done_key_revoke")
+}
+
+// compatEnable issues the organization's UddoktaPay-compatible key
+// (replacing any), shown once.
+func (s *server) compatEnable(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.org == "" {
+		return errNotFound
+	}
+	key, err := s.eng.EnableCompat(q.ctx(r), q.org)
+	if err != nil {
+		return err
+	}
+	return s.renderKeys(w, r, q, keysData{CompatKey: key})
+}
+
+func (s *server) compatDisable(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.org == "" {
+		return errNotFound
+	}
+	if err := s.eng.DisableCompat(q.ctx(r), q.org); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/keys", "done_compat_disable")
 }
 
 // The audit log.
