@@ -3,8 +3,8 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
@@ -56,9 +56,9 @@ type CompatKey struct {
 	OrganizationID string
 	Hash           []byte
 	// Sealed is the key sealed under the master key: the IPN carries it.
-	Sealed []byte
-	Hint   string
-	CreatedAt      time.Time
+	Sealed    []byte
+	Hint      string
+	CreatedAt time.Time
 }
 
 // CompatInvoice is what a plugin sent with an invoice; LinkID is the
