@@ -232,8 +232,13 @@ func (p CompatCheckoutParams) validate() (decimal.Decimal, *CompatInvoice, error
 		return a, nil, err
 	}
 	if inv.WebhookURL != "" {
+		// As a webhook endpoint's URL: where it may connect is checked at
+		// each post (the private-address rule), credentials never ride in it.
 		if err := checkAbsoluteURL("webhook_url", inv.WebhookURL); err != nil {
 			return a, nil, err
+		}
+		if u, _ := url.Parse(inv.WebhookURL); u.User != nil {
+			return a, nil, Invalid("webhook_url", "must not carry credentials")
 		}
 	}
 	if inv.Metadata, err = normalizeMetadata(p.Metadata); err != nil {

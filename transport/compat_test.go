@@ -118,16 +118,17 @@ func TestCompatBodies(t *testing.T) {
 	a := h.newCompatOrg()
 	invoiceOf(t, h.compat("checkout-v2", a.compatKey, `{"amount":"100","metadata":[],"redirect_url":"https://shop.example/ok"}`))
 	for what, body := range map[string]string{
-		"not JSON":            `amount=10`,
-		"an array":            `[1]`,
-		"no redirect_url":     `{"amount":"10"}`,
-		"a relative redirect": `{"amount":"100","redirect_url":"/ok"}`,
-		"an ftp webhook":      `{"amount":"100","redirect_url":"https://s.example/","webhook_url":"ftp://s.example/"}`,
-		"a bad return_type":   `{"amount":"100","redirect_url":"https://s.example/","return_type":"PUT"}`,
-		"string metadata":     `{"amount":"100","redirect_url":"https://s.example/","metadata":"x"}`,
-		"a numeric name":      `{"amount":"100","redirect_url":"https://s.example/","full_name":5}`,
-		"a control character": `{"amount":"100","redirect_url":"https://s.example/","full_name":"a\u0000b"}`,
-		"two objects":         `{"amount":"100","redirect_url":"https://s.example/"}{}`,
+		"not JSON":                   `amount=10`,
+		"an array":                   `[1]`,
+		"no redirect_url":            `{"amount":"10"}`,
+		"a relative redirect":        `{"amount":"100","redirect_url":"/ok"}`,
+		"an ftp webhook":             `{"amount":"100","redirect_url":"https://s.example/","webhook_url":"ftp://s.example/"}`,
+		"a webhook with credentials": `{"amount":"100","redirect_url":"https://s.example/","webhook_url":"https://u:p@s.example/ipn"}`,
+		"a bad return_type":          `{"amount":"100","redirect_url":"https://s.example/","return_type":"PUT"}`,
+		"string metadata":            `{"amount":"100","redirect_url":"https://s.example/","metadata":"x"}`,
+		"a numeric name":             `{"amount":"100","redirect_url":"https://s.example/","full_name":5}`,
+		"a control character":        `{"amount":"100","redirect_url":"https://s.example/","full_name":"a\u0000b"}`,
+		"two objects":                `{"amount":"100","redirect_url":"https://s.example/"}{}`,
 	} {
 		wantCompatRefusal(t, what, h.compat("checkout-v2", a.compatKey, body), http.StatusBadRequest)
 	}
