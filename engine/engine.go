@@ -36,6 +36,7 @@
 //	audit.go         the audit log of administrative actions
 //	operator.go      console operators: accounts, lockout, sessions
 //	paymentlink.go   payment links: an amount a payer pays through the checkout
+//	compat.go        the UddoktaPay-compatible checkout: its key, invoices (payment links), IPNs
 //	console.go       the console's searches, counts and wallet limits
 //	errors.go        the contract's error codes and the store's errors
 package engine
