@@ -16,7 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/internal/mock"
+	"github.com/payd-engine/payd/paydmock"
 	"github.com/payd-engine/payd/storage/sqlite"
 )
 
@@ -284,7 +284,7 @@ type simPayout struct {
 // simProvider is the money network: the truth about payments and payouts,
 // told with timeouts, lag and stale answers.
 type simProvider struct {
-	mock.Provider // its functions are the methods below
+	paydmock.Provider // its functions are the methods below
 	clock         *clock.Mock
 	rng           *rand.Rand
 	on            bool // faults enabled
