@@ -20,7 +20,7 @@ import (
 // fakeProvider is a wallet network whose payments a test writes directly.
 type fakeProvider struct {
 	paydmock.Provider // its functions are the methods below
-	mu            sync.Mutex
+	mu                sync.Mutex
 	// payments are found by transaction ID alone, so a test can make the
 	// provider report a payment on another channel than the one asked.
 	payments map[string]*engine.ProviderTransaction

@@ -285,13 +285,13 @@ type simPayout struct {
 // told with timeouts, lag and stale answers.
 type simProvider struct {
 	paydmock.Provider // its functions are the methods below
-	clock         *clock.Mock
-	rng           *rand.Rand
-	on            bool // faults enabled
-	payments      map[string]*engine.ProviderTransaction
-	visible       map[string]time.Time // when a payment shows in lookups
-	payouts       map[string]*simPayout
-	lastSeen      *engine.ProviderTransaction // for late answers of another lookup
+	clock             *clock.Mock
+	rng               *rand.Rand
+	on                bool // faults enabled
+	payments          map[string]*engine.ProviderTransaction
+	visible           map[string]time.Time // when a payment shows in lookups
+	payouts           map[string]*simPayout
+	lastSeen          *engine.ProviderTransaction // for late answers of another lookup
 	// crash, when set, is called once, after the next provider call has
 	// had its effect: the process dies with the answer in flight.
 	crash func()
