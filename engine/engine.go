@@ -23,6 +23,7 @@
 //	verify.go        verification attempts: submission, the provider check, its verdict
 //	latecredit.go    an operator's credit of a payment proven too late
 //	withdrawal.go    withdrawals and their payouts
+//	hosttx.go        deposits and withdrawals created in the host's own transaction (HostTx)
 //	ledger.go        journals, balances, manual adjustments, the ledger check
 //	list.go          lists newest first by keyset, balance transactions, exports
 //	event.go         events, written with their deliveries in the change's transaction

@@ -171,8 +171,8 @@ func (e *Engine) ownHostTx(h HostTx) error {
 // inHostTx runs fn alone in a savepoint of h, with its hint under key, as
 // txBatcher.inOwnTx runs it in a transaction of its own: a refusal or any
 // error leaves h as it was.
-// The outcomes fn notes are not reported: payd does not learn whether h
-// commits.
+// Outcomes fn notes would not be reported, as payd does not learn whether
+// h commits; the creates note none.
 func (e *Engine) inHostTx(ctx context.Context, h HostTx, key, hint string, fn batchFunc) error {
 	apiWrite := e.apiWrites.begin()
 	defer apiWrite()

@@ -495,6 +495,7 @@ func TestCreateDepositTxConcurrentMerchantID(t *testing.T) {
 						t.Error(err)
 						return
 					}
+					f.clock.Add(time.Second) // each try assigns the wallet at a time of its own
 					d, c, err := f.eng.CreateDepositTx(f.ctx, x.payd, h2hParams(f.org.ID, "same-order"))
 					if err == nil {
 						err = x.insertOrder(fmt.Sprintf("order-%d", i), d.ID)
@@ -531,6 +532,20 @@ func TestCreateDepositTxConcurrentMerchantID(t *testing.T) {
 		dump := h.dump()
 		if len(dump["orders"]) != n || len(dump["deposits"]) != 1 {
 			t.Fatalf("%d orders, %d deposits", len(dump["orders"]), len(dump["deposits"]))
+		}
+		// The losers' wallet assignments went with their savepoints: the
+		// wallet was last assigned to the one deposit.
+		d, err := f.eng.GetDeposit(f.ctx, f.org.ID, ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := f.eng.ListWallets(f.ctx, f.org.ID)
+		if err != nil || len(ws) != 1 {
+			t.Fatal(err, len(ws))
+		}
+		w := ws[0]
+		if w.LastAssignedAt == nil || !w.LastAssignedAt.Equal(d.CreatedAt) {
+			t.Fatalf("wallet last assigned at %v, its one deposit was created at %v", w.LastAssignedAt, d.CreatedAt)
 		}
 	})
 }
