@@ -472,6 +472,37 @@ func TestCreateDepositTxForeignStore(t *testing.T) {
 	if _, _, err := f.eng.CreateDepositTx(f.ctx, other.HostTx(x), h2hParams(f.org.ID, "o")); !errors.Is(err, engine.ErrForeignHostTx) {
 		t.Fatalf("HostTx of another store: %v", err)
 	}
+	// The engine's store adapting a transaction on another file.
+	own := f.store.(*sqlite.Store).HostTx(x)
+	if _, _, err := f.eng.CreateDepositTx(f.ctx, own, h2hParams(f.org.ID, "o")); err == nil || !strings.Contains(err.Error(), "the transaction is on") {
+		t.Fatalf("HostTx on another file: %v", err)
+	}
+}
+
+// On SQLite the host's transaction holds the one write lock; payd's calls
+// in it never wait for payd's own writer, which waits for that lock.
+func TestCreateDepositTxSQLiteWriteLock(t *testing.T) {
+	f := newFixtureOn(t, "sqlite")
+	orgID := f.withdrawalOrg("1000")
+	h := newHost(t, f)
+	x, err := h.begin() // IMMEDIATE: the write lock from here
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.rollback()
+	start := time.Now()
+	if _, _, err := f.eng.CreateDepositTx(f.ctx, x.payd, h2hParams(f.org.ID, "order-1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.CreateWithdrawalTx(f.ctx, x.payd, engine.CreateWithdrawalParams{
+		OrganizationID: orgID, Amount: "100", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: "payout-1",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// busy_timeout is 10 s: a wait for the writer would show.
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("the calls took %v under the host's write lock", d)
+	}
 }
 
 // Host transactions racing with one merchant_id, each with its own order:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"sync/atomic"
 
 	"github.com/payd-engine/payd/engine"
 )
@@ -26,21 +28,48 @@ import (
 // connections a busy_timeout ("_pragma=busy_timeout(10000)") so that t
 // waits for payd's writer instead of failing at once.
 func (s *Store) HostTx(t *sql.Tx) engine.HostTx {
-	return hostTx{store: s, tx: t}
+	return &hostTx{store: s, tx: t}
 }
 
 type hostTx struct {
 	store *Store
 	tx    *sql.Tx
+	// onFile is set once t is known to be on the store's file.
+	onFile atomic.Bool
 }
 
-func (h hostTx) HostStore() engine.Store { return h.store }
+func (h *hostTx) HostStore() engine.Store { return h.store }
+
+// checkFile refuses a transaction on another file than the store's: payd's
+// rows would go to another database than the one its workers read.
+func (h *hostTx) checkFile(ctx context.Context) error {
+	if h.onFile.Load() {
+		return nil
+	}
+	const q = `SELECT file FROM pragma_database_list WHERE name = 'main'`
+	var host, own string
+	if err := h.tx.QueryRowContext(ctx, q).Scan(&host); err != nil {
+		return interpretError(err)
+	}
+	err := retry(ctx, func() error { return h.store.reader.QueryRowContext(ctx, q).Scan(&own) })
+	if err != nil {
+		return err
+	}
+	if host != own {
+		return fmt.Errorf("sqlite: HostTx: the transaction is on %q, the store on %q", host, own)
+	}
+	h.onFile.Store(true)
+	return nil
+}
 
 // Savepoint runs fn between SAVEPOINT and RELEASE, rolling back to the
 // savepoint if fn fails or panics.
-func (h hostTx) Savepoint(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) (err error) {
+func (h *hostTx) Savepoint(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) (err error) {
 	if h.tx == nil {
 		return errors.New("sqlite: HostTx of a nil *sql.Tx")
+	}
+	if err := h.checkFile(ctx); err != nil {
+		return err
 	}
 	if _, err := h.tx.ExecContext(ctx, `SAVEPOINT payd`); err != nil {
 		return interpretError(err)
