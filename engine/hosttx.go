@@ -113,8 +113,9 @@ func (e *Engine) CreateDepositTx(ctx context.Context, h HostTx, p CreateDepositP
 // locks the organization's balance until h ends (every withdrawal of the
 // organization waits for it), so keep the rest of h short. Run finds the
 // withdrawal and its deliveries after the commit within
-// Config.PollInterval, or at once if the host calls Wake after committing.
-// Errors are as for CreateDepositTx.
+// Config.PollInterval, or at once if the host calls Wake after committing
+// (the wake-up the event's write gives Run before the commit only makes it
+// look in vain). Errors are as for CreateDepositTx.
 func (e *Engine) CreateWithdrawalTx(ctx context.Context, h HostTx, p CreateWithdrawalParams) (*Withdrawal, error) {
 	if err := e.ownHostTx(h); err != nil {
 		return nil, err
