@@ -150,8 +150,15 @@ func (p *Provider) settle(ctx context.Context, pay *Payment, hint string) error 
 				if !unavailable(err) {
 					return err
 				}
-				// Lost or refused: only the status query decides now.
 				p.logFault(ctx, "execute payment", pay.OrganizationID, err)
+				var refused *apiError
+				if errors.As(err, &refused) && refused.Code != codeAlreadyCompleted {
+					// bKash answered that it did not execute (a payer who has
+					// not approved: a forged success): the payment may be
+					// executed when its payer does.
+					return p.unexecuted(ctx, pay)
+				}
+				// Lost: only the status query decides now.
 			}
 		}
 		return p.query(ctx, pay)
@@ -191,6 +198,30 @@ func (p *Provider) query(ctx context.Context, pay *Payment) error {
 		return p.endDeposit(ctx, pay)
 	}
 	return p.keepOpen(ctx, pay, now)
+}
+
+// unexecuted asks bKash about a payment whose execute it refused: one it
+// reports completed (executed meanwhile) is recorded, any other is created
+// again, so that its payer's own callback executes it.
+func (p *Provider) unexecuted(ctx context.Context, pay *Payment) error {
+	var ans paymentAnswer
+	err := p.api(ctx, pay.OrganizationID, func(c credentials) string { return c.BaseURL + "/tokenized/checkout/payment/status" },
+		map[string]string{"paymentID": pay.PaymentID}, &ans)
+	if err != nil {
+		if !unavailable(err) {
+			return err
+		}
+		return p.keepOpen(ctx, pay, p.now()) // executing: the background query decides
+	}
+	if strings.EqualFold(ans.TransactionStatus, "completed") {
+		return p.completed(ctx, pay, &ans)
+	}
+	if _, err := p.store.MovePayment(ctx, pay.PaymentID, []string{StateExecuting}, StateCreated,
+		Payment{NextCheckAt: p.now().Add(p.checkEvery)}); err != nil {
+		return err
+	}
+	pay.State = StateCreated
+	return p.query(ctx, pay)
 }
 
 // keepOpen schedules the next look at a payment bKash has not settled, or
