@@ -247,4 +247,6 @@ func (p *Provider) checkStore() error {
 	return nil
 }
 
-func (p *Provider) errorf(format string, args ...any) error { return fmt.Errorf("bkash: "+format, args...) }
+func (p *Provider) errorf(format string, args ...any) error {
+	return fmt.Errorf("bkash: "+format, args...)
+}

@@ -169,6 +169,14 @@ func (s *Server) Calls(op string) int {
 	return s.calls[op]
 }
 
+// RevokeTokens ends every id_token now (bKash's 401 before the expiry the
+// caller knows).
+func (s *Server) RevokeTokens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.tokens)
+}
+
 // Payment returns a copy of a checkout payment.
 func (s *Server) Payment(id string) (Payment, bool) {
 	s.mu.Lock()
@@ -409,10 +417,10 @@ func (s *Server) create(w http.ResponseWriter, app string, b map[string]string) 
 		s.payments[p.ID] = p
 		return map[string]string{"statusCode": CodeOK, "statusMessage": "Successful", "paymentID": p.ID,
 			"bkashURL": s.URL + "/pay?paymentID=" + p.ID, "callbackURL": p.CallbackURL,
-			"successCallbackURL": CallbackURL(p.CallbackURL, p.ID, "success"),
-			"failureCallbackURL": CallbackURL(p.CallbackURL, p.ID, "failure"),
+			"successCallbackURL":   CallbackURL(p.CallbackURL, p.ID, "success"),
+			"failureCallbackURL":   CallbackURL(p.CallbackURL, p.ID, "failure"),
 			"cancelledCallbackURL": CallbackURL(p.CallbackURL, p.ID, "cancel"),
-			"amount": p.Amount.String(), "intent": "sale", "currency": "BDT", "paymentCreateTime": s.clock.Now().Format(bkashTime),
+			"amount":               p.Amount.String(), "intent": "sale", "currency": "BDT", "paymentCreateTime": s.clock.Now().Format(bkashTime),
 			"transactionStatus": p.Status, "merchantInvoiceNumber": p.Invoice}
 	})
 }
