@@ -141,8 +141,8 @@ func (w *world) instance(store payd.Store) *instance {
 // org creates an organization connected to the simulator as app1.
 func (in *instance) org() *engine.OrganizationCredentials {
 	t := in.w.t
-	name := "Shop"
-	creds, err := in.Engine.CreateOrganization(context.Background(), engine.OrganizationSettings{Name: &name})
+	name, h2h := "Shop", true
+	creds, err := in.Engine.CreateOrganization(context.Background(), engine.OrganizationSettings{Name: &name, H2HEnabled: &h2h})
 	if err != nil {
 		t.Fatal(err)
 	}
