@@ -81,6 +81,9 @@ type Provider struct {
 	mu       sync.Mutex
 	sessions map[string]*session // by organization
 	renewing map[string]*sync.Mutex
+	// failedUntil: an organization's token renewal failed; until then its
+	// callers are answered at once.
+	failedUntil map[string]time.Time
 }
 
 var (
@@ -110,7 +113,8 @@ func New(cfg Config) (*Provider, error) {
 	}
 	p := &Provider{keyring: cfg.Keyring, fallback: cfg.Fallback, client: client{http: cfg.HTTPClient},
 		clock: cfg.Clock, logger: cfg.Logger, checkEvery: cfg.CheckEvery, firstCheck: cfg.FirstCheck,
-		sessions: map[string]*session{}, renewing: map[string]*sync.Mutex{}}
+		sessions: map[string]*session{}, renewing: map[string]*sync.Mutex{},
+		failedUntil: map[string]time.Time{}}
 	if cfg.Store != nil {
 		p.store, p.hasStore = NewSQLStore(cfg.Store), true
 	}
@@ -204,6 +208,9 @@ func (p *Provider) Connect(ctx context.Context, orgID string, c Credentials) err
 	err = p.store.PutAccount(ctx, &Account{OrganizationID: orgID, Credentials: p.keyring.Seal(raw, sealContext("credentials", orgID)),
 		ConnectedAt: p.clock.Now().UTC().Truncate(time.Microsecond)})
 	p.forget(orgID)
+	p.mu.Lock()
+	delete(p.failedUntil, orgID) // new credentials are tried at once
+	p.mu.Unlock()
 	return err
 }
 

@@ -155,15 +155,19 @@ func (s SQLStore) TakeRenewal(ctx context.Context, orgID string, connectedAt, no
 	return n == 1, err
 }
 
+// HoldRenewal sets the end of the renewal lease (a failed renewal's
+// backoff).
+func (s SQLStore) HoldRenewal(ctx context.Context, orgID string, connectedAt, until time.Time) error {
+	return s.write(ctx, func(tx engine.SQLTx) error {
+		_, err := tx.ExecSQL(ctx, `UPDATE bkash_accounts SET lease_until = $3
+			WHERE organization_id = $1 AND connected_at = $2`, orgID, connectedAt, until)
+		return err
+	})
+}
+
 // SaveToken stores a renewed token (sealed) and ends the renewal's lease.
-// A token is None (nil) to end a failed renewal only.
 func (s SQLStore) SaveToken(ctx context.Context, orgID string, connectedAt time.Time, sealed []byte, freshUntil time.Time) error {
 	return s.write(ctx, func(tx engine.SQLTx) error {
-		if sealed == nil {
-			_, err := tx.ExecSQL(ctx, `UPDATE bkash_accounts SET lease_until = NULL
-				WHERE organization_id = $1 AND connected_at = $2`, orgID, connectedAt)
-			return err
-		}
 		_, err := tx.ExecSQL(ctx, `UPDATE bkash_accounts SET token = $3, token_fresh_until = $4, lease_until = NULL
 			WHERE organization_id = $1 AND connected_at = $2`, orgID, connectedAt, sealed, freshUntil)
 		return err

@@ -2,6 +2,7 @@ package bkash_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -61,6 +62,54 @@ func TestTokenGrantedOnce(t *testing.T) {
 		create(1)
 		if g, r := w.sim.Calls("grant"), w.sim.Calls("refresh"); g+r != 3 {
 			t.Fatalf("%d grants, %d refreshes after a refused token", g, r)
+		}
+	})
+}
+
+// TestGrantOutageIsNoFlood: with bKash's grant failing, many requests at
+// once make one grant call, each is 503 method_unavailable, and the next
+// grant waits for the backoff.
+func TestGrantOutageIsNoFlood(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func() payd.Store) {
+		w := newWorld(t)
+		store := open()
+		a, b := w.instance(store), w.instance(open())
+		org := a.org()
+		w.sim.Fault("grant", bkashsim.Fault{HTTPStatus: http.StatusServiceUnavailable, Times: 2})
+		create := func(n int) (failed int) {
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for i := range n {
+				in := a
+				if i%2 == 1 {
+					in = b
+				}
+				wg.Go(func() {
+					_, _, err := in.Engine.CreateDeposit(context.Background(), engine.CreateDepositParams{OrganizationID: org.Organization.ID,
+						Amount: "500", PaymentMethod: "bkash", RedirectURL: "https://shop.example/r", MerchantID: "O-" + engine.RandomToken(6)})
+					var e *engine.Error
+					if errors.As(err, &e) && e.Code == engine.CodeMethodUnavailable {
+						mu.Lock()
+						failed++
+						mu.Unlock()
+					} else if err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			return failed
+		}
+		if f := create(10); f != 10 || w.sim.Calls("grant") != 1 {
+			t.Fatalf("%d of 10 refused, %d grants, want 10 and 1", f, w.sim.Calls("grant"))
+		}
+		w.clock.Add(6 * time.Second)
+		if f := create(4); f != 4 || w.sim.Calls("grant") != 2 {
+			t.Fatalf("after the backoff: %d of 4 refused, %d grants, want 4 and 2", f, w.sim.Calls("grant"))
+		}
+		w.clock.Add(6 * time.Second)
+		if f := create(4); f != 0 || w.sim.Calls("grant") != 3 {
+			t.Fatalf("bKash back: %d of 4 refused, %d grants, want 0 and 3", f, w.sim.Calls("grant"))
 		}
 	})
 }

@@ -28,6 +28,11 @@ const (
 	sessionTTL    = 30 * time.Second
 	refreshLasts  = 27 * 24 * time.Hour // bKash's refresh tokens last 28 days
 	renewWaitStep = 20 * time.Millisecond
+	// renewWait bounds how long a caller waits for another's renewal;
+	// renewBackoff is how long after a failed renewal the next is tried,
+	// so that an outage does not become a flood of grants bKash blocks.
+	renewWait    = 5 * time.Second
+	renewBackoff = 5 * time.Second
 )
 
 // session is an organization's credentials and token in memory.
@@ -82,6 +87,10 @@ func (p *Provider) session(ctx context.Context, orgID string) (*session, error) 
 	if s != nil && now.Before(s.freshUntil) && now.Before(s.readAt.Add(sessionTTL)) {
 		return s, nil
 	}
+	if p.failedRecently(orgID, now) {
+		return nil, errRenewalFailed
+	}
+	var waited time.Duration
 	for {
 		a, err := p.store.GetAccount(ctx, orgID)
 		if errors.Is(err, engine.ErrNotFound) {
@@ -108,7 +117,15 @@ func (p *Provider) session(ctx context.Context, orgID string) (*session, error) 
 		if won {
 			return p.renew(ctx, orgID, s)
 		}
-		// Another caller renews: wait for its token.
+		// Another caller renews: until its token comes, the old one serves
+		// while bKash still takes it; without one, wait a while.
+		if s.token.ID != "" && now.Before(s.token.Expires.Add(-time.Minute)) {
+			return s, nil
+		}
+		if waited += renewWaitStep; waited > renewWait {
+			p.renewalFailed(orgID)
+			return nil, errRenewalFailed
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -155,8 +172,9 @@ func (p *Provider) renew(ctx context.Context, orgID string, s *session) (*sessio
 		err = &unreachable{reason: "a token answer without a token"}
 	}
 	if err != nil {
-		// End the lease so that the next caller tries at once.
-		if serr := p.store.SaveToken(context.WithoutCancel(ctx), orgID, s.connectedAt, nil, time.Time{}); serr != nil {
+		// The lease ends after a backoff: then the next caller tries.
+		p.renewalFailed(orgID)
+		if serr := p.store.HoldRenewal(context.WithoutCancel(ctx), orgID, s.connectedAt, p.now().Add(renewBackoff)); serr != nil {
 			p.logger.WarnContext(ctx, "bkash: ending a token renewal's lease", "organization_id", orgID, "error", serr)
 		}
 		return nil, err
@@ -184,6 +202,22 @@ func (p *Provider) renew(ctx context.Context, orgID string, s *session) (*sessio
 	p.sessions[orgID] = ns
 	p.mu.Unlock()
 	return ns, nil
+}
+
+// errRenewalFailed answers the callers of an instance whose token renewal
+// failed within renewBackoff, at once.
+var errRenewalFailed = &unreachable{reason: "no token: its renewal failed a moment ago"}
+
+func (p *Provider) renewalFailed(orgID string) {
+	p.mu.Lock()
+	p.failedUntil[orgID] = p.now().Add(renewBackoff)
+	p.mu.Unlock()
+}
+
+func (p *Provider) failedRecently(orgID string, now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return now.Before(p.failedUntil[orgID])
 }
 
 // unavailableTransport: bKash was not reached (a grant would not be either).

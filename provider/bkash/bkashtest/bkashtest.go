@@ -116,6 +116,13 @@ func renewalLease(t *testing.T, s bkash.SQLStore) {
 	if !take(base.Add(31 * time.Second)) {
 		t.Fatal("a lease that ran out was not taken over")
 	}
+	// A failed renewal holds the next one off until its backoff ends.
+	if err := s.HoldRenewal(ctx, "org_a", base, base.Add(40*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if take(base.Add(35 * time.Second)) {
+		t.Fatal("a renewal during a failed one's backoff")
+	}
 	_ = s.SaveToken(ctx, "org_a", base, []byte{1}, base.Add(time.Hour))
 	if take(base.Add(time.Minute)) {
 		t.Fatal("a fresh token was renewed")
