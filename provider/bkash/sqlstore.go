@@ -217,13 +217,22 @@ func (s SQLStore) GetPayment(ctx context.Context, paymentID string) (*Payment, e
 	return s.getPayment(ctx, `payment_id = $1`, paymentID)
 }
 
+// paymentByTrx names the partial index's own condition, so that every plan
+// (a generic one too) can use it.
+const paymentByTrx = `organization_id = $1 AND trx_id = $2 AND trx_id <> ''`
+
+// duePayments repeats the partial index's condition for the same reason.
+const duePayments = `SELECT ` + paymentColumns + ` FROM bkash_payments
+	WHERE state IN ('created', 'executing', 'executed') AND next_check_at <= $1
+	ORDER BY next_check_at LIMIT $2`
+
 // GetPaymentByTrx returns an organization's payment executed as trxID or
 // engine.ErrNotFound.
 func (s SQLStore) GetPaymentByTrx(ctx context.Context, orgID, trxID string) (*Payment, error) {
 	if trxID == "" {
 		return nil, engine.ErrNotFound
 	}
-	return s.getPayment(ctx, `organization_id = $1 AND trx_id = $2`, orgID, trxID)
+	return s.getPayment(ctx, paymentByTrx, orgID, trxID)
 }
 
 // MovePayment moves a payment from one of the states from to the state
@@ -264,9 +273,7 @@ func (s SQLStore) Recheck(ctx context.Context, paymentID string, at time.Time) e
 func (s SQLStore) DuePayments(ctx context.Context, now time.Time, limit int) ([]*Payment, error) {
 	var ps []*Payment
 	err := s.read(ctx, func(tx engine.SQLTx) error {
-		return tx.QuerySQL(ctx, `SELECT `+paymentColumns+` FROM bkash_payments
-			WHERE state IN ('created', 'executing', 'executed') AND next_check_at <= $1
-			ORDER BY next_check_at LIMIT $2`, []any{now, limit}, func(scan func(...any) error) error {
+		return tx.QuerySQL(ctx, duePayments, []any{now, limit}, func(scan func(...any) error) error {
 			p, err := scanPayment(scan)
 			ps = append(ps, p)
 			return err
