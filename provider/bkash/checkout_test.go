@@ -252,3 +252,39 @@ func TestCreateFaults(t *testing.T) {
 		wantCode(t, err, engine.CodeMethodUnavailable)
 	})
 }
+
+// TestH2HRedirectAction: an H2H bkash deposit (the redirect action) pays on
+// bKash's page too, and must be paid from the payer's own number.
+func TestH2HRedirectAction(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func() payd.Store) {
+		w := newWorld(t)
+		in := w.instance(open())
+		org := in.org()
+		orgID := org.Organization.ID
+		create := func(merchantID string) (*engine.Deposit, string) {
+			d, _, err := in.Engine.CreateDeposit(context.Background(), engine.CreateDepositParams{OrganizationID: orgID, CheckoutMode: "h2h",
+				Amount: "500", PaymentMethod: "bkash", RedirectURL: "https://shop.example/r", MerchantID: merchantID, PayerPhone: "01712345678"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Action != engine.ActionRedirect || !strings.HasPrefix(d.CheckoutURL, w.sim.URL) {
+				t.Fatalf("H2H bkash: action %s to %s", d.Action, d.CheckoutURL)
+			}
+			return d, d.CheckoutURL[strings.Index(d.CheckoutURL, "paymentID=")+len("paymentID="):]
+		}
+		d, pid := create("H1")
+		cb, _ := w.sim.Approve(pid, "01712345678")
+		in.visit(cb)
+		in.work()
+		if got := in.deposit(orgID, d.ID); got.Status != engine.StatusSucceeded {
+			t.Fatalf("paid by the payer: %s %s", got.Status, got.FailureCode)
+		}
+		d2, pid2 := create("H2")
+		cb2, _ := w.sim.Approve(pid2, "01798765432")
+		in.visit(cb2)
+		in.work()
+		if got := in.deposit(orgID, d2.ID); got.Status == engine.StatusSucceeded || got.FailureCode != engine.FailurePayerMismatch {
+			t.Fatalf("paid from another number: %s %q", got.Status, got.FailureCode)
+		}
+	})
+}

@@ -14,6 +14,7 @@ package bkashsim
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -117,8 +118,29 @@ type tokenInfo struct {
 	expires time.Time
 }
 
-// New starts a simulator on the clock (nil: the wall clock).
+// New starts a simulator on the clock (nil: the wall clock), on a loopback
+// port of its own.
 func New(clk clock.Clock) *Server {
+	s := newServer(clk)
+	s.Start()
+	return s
+}
+
+// Listen starts a simulator on the wall clock at addr ("127.0.0.1:9090"),
+// for a person trying payd against it.
+func Listen(addr string) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := newServer(nil)
+	s.Listener.Close()
+	s.Listener = ln
+	s.Start()
+	return s, nil
+}
+
+func newServer(clk clock.Clock) *Server {
 	if clk == nil {
 		clk = clock.New()
 	}
@@ -134,10 +156,32 @@ func New(clk clock.Clock) *Server {
 	mux.HandleFunc("POST "+cp+"general/searchTransaction", s.authed("search", s.search))
 	mux.HandleFunc("POST /v2/tokenized-checkout/refund/payment/transaction", s.authed("refund", s.refund))
 	mux.HandleFunc("POST /v2/tokenized-checkout/refund/payment/status", s.authed("refund_status", s.refundStatus))
+	// The payment page, and the payer's actions on it for a person trying
+	// the simulator by hand (tests call Approve, Cancel and Fail).
 	mux.HandleFunc("GET /pay", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "bKash payment page for %s", r.URL.Query().Get("paymentID"))
+		id := url.QueryEscape(r.URL.Query().Get("paymentID"))
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>bKash (simulated)</title><form action="/pay/approve">
+<input type="hidden" name="paymentID" value="%s">payer <input name="payer" value="01712345678">
+<button>pay</button></form><p><a href="/pay/cancel?paymentID=%s">cancel</a> <a href="/pay/fail?paymentID=%s">fail</a>`, id, id, id)
 	})
-	s.Server = httptest.NewServer(mux)
+	for path, act := range map[string]func(r *http.Request) (string, error){
+		"GET /pay/approve": func(r *http.Request) (string, error) {
+			return s.Approve(r.URL.Query().Get("paymentID"), r.URL.Query().Get("payer"))
+		},
+		"GET /pay/cancel": func(r *http.Request) (string, error) { return s.Cancel(r.URL.Query().Get("paymentID")) },
+		"GET /pay/fail":   func(r *http.Request) (string, error) { return s.Fail(r.URL.Query().Get("paymentID")) },
+	} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			cb, err := act(r)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusConflict)
+				return
+			}
+			http.Redirect(w, r, cb, http.StatusSeeOther)
+		})
+	}
+	s.Server = httptest.NewUnstartedServer(mux)
 	return s
 }
 
