@@ -288,3 +288,57 @@ func TestH2HRedirectAction(t *testing.T) {
 		}
 	})
 }
+
+// TestBackgroundAndCallbacksRace: two instances' background checks and the
+// payer's callbacks, at once, on payments whose execute answers are lost:
+// each payment is executed once and its deposit credited once.
+func TestBackgroundAndCallbacksRace(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func() payd.Store) {
+		w := newWorld(t)
+		store := open()
+		a, b := w.instance(store), w.instance(open())
+		org := a.org()
+		const n = 6
+		var cbs []string
+		var ids []string
+		for i := range n {
+			d, pid := a.redirect(org.Organization.ID, "500")
+			ids = append(ids, d.ID)
+			cb, _ := w.sim.Approve(pid, "01712345678")
+			cbs = append(cbs, cb)
+			if i%2 == 0 {
+				w.sim.Fault("execute", bkashsim.Fault{AfterWork: true, HTTPStatus: http.StatusBadGateway})
+			}
+		}
+		w.clock.Add(2 * time.Minute) // every payment due for the background check too
+		var wg sync.WaitGroup
+		for _, cb := range cbs {
+			wg.Go(func() { a.visit(cb) })
+			wg.Go(func() { b.visit(b.onInstance(cb)) })
+		}
+		for _, in := range []*instance{a, b} {
+			wg.Go(func() {
+				if err := in.prov.CheckPayments(context.Background()); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		w.clock.Add(time.Minute)
+		_ = a.prov.CheckPayments(context.Background())
+		a.work()
+		b.work()
+		if got := w.sim.Calls("execute"); got != n {
+			t.Fatalf("%d executes for %d payments", got, n)
+		}
+		for _, id := range ids {
+			if got := a.deposit(org.Organization.ID, id); got.Status != engine.StatusSucceeded {
+				t.Fatalf("deposit %s", got.Status)
+			}
+		}
+		bal, _ := a.Engine.GetBalance(context.Background(), org.Organization.ID)
+		if want := decimal.NewFromInt(500 * n); !bal.Available.Equal(want) {
+			t.Fatalf("balance %s, want %s", bal.Available, want)
+		}
+	})
+}
