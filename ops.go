@@ -39,6 +39,13 @@ func (a *App) Run(ctx context.Context) error {
 		defer cancel()
 		checks.Go(func() { a.checkLedgerEvery(ctx, a.ledgerEvery) })
 	}
+	if a.background != nil {
+		var bg sync.WaitGroup
+		defer bg.Wait()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		bg.Go(func() { a.background.RunBackground(ctx) })
+	}
 	return a.Engine.Run(ctx)
 }
 
@@ -47,13 +54,13 @@ func (a *App) Run(ctx context.Context) error {
 func (a *App) Ready(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	if _, ok := a.store.(migrationChecker); ok {
-		if err := a.checkMigrations(ctx); err != nil {
-			return fmt.Errorf("database: %w", err)
-		}
-	} else if r, ok := a.store.(Readier); ok {
+	if r, ok := a.store.(Readier); ok {
+		// The store's own line on a writable primary, then the provider's.
 		if err := r.Ready(ctx); err != nil {
-			return fmt.Errorf("database: %w", err)
+			return a.unreadyDatabase(err)
+		}
+		if err := a.checkMigrations(ctx); err != nil {
+			return a.unreadyDatabase(err)
 		}
 	} else if err := a.store.ReadTx(ctx, func(ctx context.Context, tx engine.Tx) error {
 		_, err := tx.GetOrganization(ctx, "readiness-check")

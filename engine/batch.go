@@ -293,6 +293,12 @@ func (b *txBatcher) write(self *batchItem, batch []*batchItem) {
 		return shared.flush(ctx, tx)
 	})
 	for _, it := range live {
+		if errors.Is(err, ErrUnavailable) {
+			// Alone, each would fail the same way against a database that
+			// is not there.
+			it.err = err
+			continue
+		}
 		it.alone = err != nil
 	}
 }

@@ -374,7 +374,7 @@ func (e *Engine) postFrom(ctx context.Context, del *Delivery) {
 		// again; its post is made then.
 		if ctx.Err() == nil && e.now().Before(del.LeasedUntil) {
 			record, err := e.post(ctx, del)
-			if err != nil && ctx.Err() == nil {
+			if err != nil && ctx.Err() == nil && !e.noteUnavailable(ctx, err) {
 				e.cfg.Logger.ErrorContext(ctx, "webhook delivery failed", "delivery", del.ID, "err", err)
 			}
 			// The slot is the post's: the endpoint's next delivery goes out
@@ -388,7 +388,7 @@ func (e *Engine) postFrom(ctx context.Context, del *Delivery) {
 					defer d.wg.Done()
 					ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.LeaseDuration)
 					defer cancel()
-					if err := record(ctx); err != nil {
+					if err := record(ctx); err != nil && !e.noteUnavailable(ctx, err) {
 						e.cfg.Logger.ErrorContext(ctx, "webhook delivery failed to record", "delivery", del.ID, "err", err)
 					}
 				}(del)

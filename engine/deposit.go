@@ -76,6 +76,13 @@ type Deposit struct {
 	// deposit; empty before success.
 	ProviderTransactionID string
 
+	// RefundedAmount is the sum of the deposit's succeeded refunds;
+	// RefundReserved that of its refunds that have not failed (processing
+	// or succeeded): what no new refund may take. Both are maintained in
+	// the transactions that move its refunds (Tx.UpdateDepositRefunds).
+	RefundedAmount decimal.Decimal
+	RefundReserved decimal.Decimal
+
 	ExpiresAt time.Time
 	CreatedAt time.Time
 	UpdatedAt time.Time

@@ -23,6 +23,7 @@
 //	verify.go        verification attempts: submission, the provider check, its verdict
 //	latecredit.go    an operator's credit of a payment proven too late
 //	withdrawal.go    withdrawals and their payouts
+//	refund.go        refunds of deposits: the provider's Refunder, holds, the worker's steps
 //	hosttx.go        deposits and withdrawals created in the host's own transaction (HostTx)
 //	ledger.go        journals, balances, manual adjustments, the ledger check
 //	list.go          lists newest first by keyset, balance transactions, exports
@@ -172,6 +173,8 @@ type Engine struct {
 	keys keyCache
 	// deliveries tracks webhook posts in flight.
 	deliveries dispatcher
+	// outage is the database outage the background work is waiting out.
+	outage dbOutage
 }
 
 // New returns an Engine over cfg.

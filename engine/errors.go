@@ -25,6 +25,10 @@ const (
 	CodeVerificationUnavailable = "verification_unavailable"
 	CodeInsufficientBalance     = "insufficient_balance"
 	CodeMerchantIDExists        = "merchant_id_exists"
+	CodeDatabaseUnavailable     = "database_unavailable"
+	// Refunds (the contract's extension).
+	CodeDepositNotRefundable = "deposit_not_refundable"
+	CodeRefundExceedsDeposit = "refund_exceeds_deposit"
 	// CodeConflict is a 409 outside the contract's list (sandbox controls).
 	CodeConflict = "conflict"
 )
@@ -56,12 +60,15 @@ func Invalid(field, reason string) *Error {
 	return &Error{Code: CodeInvalidRequest, Message: field + ": " + reason}
 }
 
-// ErrorCode returns the code of err if it is (or wraps) an *Error, and
-// internal_error otherwise.
+// ErrorCode returns the code of err if it is (or wraps) an *Error,
+// database_unavailable for ErrUnavailable, and internal_error otherwise.
 func ErrorCode(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return CodeDatabaseUnavailable
 	}
 	return CodeInternal
 }
@@ -79,4 +86,22 @@ var (
 	// another worker claimed the row, or the row left the state the lease
 	// was for.
 	ErrLeaseLost = errors.New("lease lost")
+	// ErrUnavailable is returned when the database cannot take the
+	// transaction now: no writable primary is reachable (it is down,
+	// restarting, or a standby not yet promoted), or the connection was
+	// lost mid-transaction. A commit that failed this way may or may not
+	// have happened; the caller may try again later, and the operations'
+	// idempotency makes that safe. The transport answers it with 503
+	// database_unavailable.
+	ErrUnavailable = errors.New("database unavailable")
 )
+
+// UnavailableError returns the contract's error for err when err is (or
+// wraps) ErrUnavailable, and nil otherwise: nothing of the driver's error,
+// which is for the log.
+func UnavailableError(err error) *Error {
+	if errors.Is(err, ErrUnavailable) {
+		return &Error{Code: CodeDatabaseUnavailable, Message: "the database is unavailable; try again in a moment"}
+	}
+	return nil
+}

@@ -15,6 +15,12 @@ const (
 	EventWithdrawCreated   = "withdraw.created"
 	EventWithdrawSucceeded = "withdraw.succeeded"
 	EventWithdrawFailed    = "withdraw.failed"
+	// Refunds (the contract's extension): the refund is the data of the
+	// first three, the deposit of deposit.refunded.
+	EventRefundCreated   = "refund.created"
+	EventRefundSucceeded = "refund.succeeded"
+	EventRefundFailed    = "refund.failed"
+	EventDepositRefunded = "deposit.refunded"
 )
 
 // Event is a row of the outbox: written in the transaction of the state

@@ -11,6 +11,7 @@ import (
 const (
 	PrefixDeposit      = "dep_"
 	PrefixWithdrawal   = "wd_"
+	PrefixRefund       = "rf_"
 	PrefixAttempt      = "att_"
 	PrefixEvent        = "evt_"
 	PrefixOrganization = "org_"

@@ -17,7 +17,7 @@ import (
 const (
 	// AccountAvailable is what the organization can withdraw.
 	AccountAvailable = "available"
-	// AccountHeld is reserved for withdrawals in flight.
+	// AccountHeld is reserved for withdrawals and refunds in flight.
 	AccountHeld = "held"
 	// AccountExternal is the money networks' side: deposits come from it
 	// and payouts go to it. Its balance is the negative of what they moved.
@@ -38,6 +38,11 @@ const (
 	// JournalLatePayment credits, by an operator, a payment proven after its
 	// deposit closed unpaid (CreditLatePayment): external -> available (+ fees).
 	JournalLatePayment = "late_payment"
+	// Refunds hold, settle and release as withdrawals do; the deposit fee
+	// is not returned.
+	JournalRefundHold    = "refund_hold"    // available -> held
+	JournalRefundSettle  = "refund_settle"  // held -> external
+	JournalRefundRelease = "refund_release" // held -> available
 )
 
 // Journal is one balanced movement of money in an organization's ledger:

@@ -50,6 +50,8 @@ type PageParams struct {
 	Status, PaymentMethod, MerchantID, ProviderTransactionID string
 	// Events.
 	Type, ResourceID string
+	// Refunds: those of one deposit.
+	DepositID string
 	// Balance transactions: AccountAvailable or AccountHeld.
 	Account string
 	Limit   int
@@ -105,6 +107,8 @@ type ListParams struct {
 	Status, PaymentMethod, MerchantID, ProviderTransactionID string
 	// Events.
 	Type, ResourceID string
+	// Refunds.
+	DepositID string
 	// Balance transactions.
 	Account string
 }
@@ -187,7 +191,12 @@ func (e *Engine) ListEventsPage(ctx context.Context, p ListParams) (*Page[*Event
 			}
 			return PageCursor{ev.CreatedAt, ev.ID}, nil
 		}, Tx.ListEventsPage,
-		func(_ context.Context, _ Tx, ev *Event) (bool, error) { return EventShowsH2H(ev), nil })
+		func(ctx context.Context, tx Tx, ev *Event) (bool, error) {
+			if strings.HasPrefix(ev.ResourceID, PrefixRefund) {
+				return refundShowsH2H(ctx, tx, p.OrganizationID, ev.ResourceID)
+			}
+			return EventShowsH2H(ev), nil
+		})
 }
 
 // ListBalanceTransactions returns a page of the organization's movements
@@ -212,6 +221,9 @@ func (e *Engine) ListBalanceTransactions(ctx context.Context, p ListParams) (*Pa
 			return PageCursor{bt.CreatedAt, bt.ID}, nil
 		}, Tx.ListBalanceTransactions,
 		func(ctx context.Context, tx Tx, bt *BalanceTransaction) (bool, error) {
+			if strings.HasPrefix(bt.Reference, PrefixRefund) {
+				return refundShowsH2H(ctx, tx, p.OrganizationID, bt.Reference)
+			}
 			if !strings.HasPrefix(bt.Reference, PrefixDeposit) {
 				return false, nil
 			}
@@ -224,6 +236,19 @@ func (e *Engine) ListBalanceTransactions(ctx context.Context, p ListParams) (*Pa
 			}
 			return d.CheckoutMode == CheckoutH2H, nil
 		})
+}
+
+// refundShowsH2H reports whether a refund is of an H2H deposit, whose
+// reads are signed (a refund gone missing shows nothing).
+func refundShowsH2H(ctx context.Context, tx Tx, orgID, id string) (bool, error) {
+	r, err := tx.GetRefund(ctx, orgID, id)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return r.DepositH2H, nil
 }
 
 // GetOrgEvent returns the organization's event with id, exactly as its
@@ -277,7 +302,8 @@ func getOrgEvent(ctx context.Context, tx Tx, orgID, id string) (*Event, error) {
 var (
 	depositStatuses    = []string{StatusPending, StatusProcessing, StatusSucceeded, StatusFailed, StatusCancelled, StatusExpired, StatusRejected, StatusRefunded}
 	withdrawalStatuses = []string{WithdrawalProcessing, WithdrawalSucceeded, WithdrawalFailed}
-	eventTypes         = []string{EventDepositSucceeded, EventDepositFailed, EventDepositExpired, EventWithdrawCreated, EventWithdrawSucceeded, EventWithdrawFailed}
+	eventTypes         = []string{EventDepositSucceeded, EventDepositFailed, EventDepositExpired, EventWithdrawCreated, EventWithdrawSucceeded, EventWithdrawFailed,
+		EventRefundCreated, EventRefundSucceeded, EventRefundFailed, EventDepositRefunded}
 )
 
 // EventTypes returns the event types, in the order the API documents them.
@@ -303,7 +329,7 @@ func checkFilters(p ListParams, events bool) error {
 		{"starting_after", p.StartingAfter}, {"ending_before", p.EndingBefore},
 		{"status", p.Status}, {"payment_method", p.PaymentMethod}, {"merchant_id", p.MerchantID},
 		{"provider_transaction_id", p.ProviderTransactionID}, {"type", p.Type}, {"resource_id", p.ResourceID},
-		{"account", p.Account},
+		{"account", p.Account}, {"deposit_id", p.DepositID},
 	} {
 		if len(f.value) > maxMerchantIDLength {
 			return Invalid(f.name, "must be at most 255 bytes")
@@ -337,7 +363,7 @@ func listPage[T any](ctx context.Context, e *Engine, p ListParams, what string,
 		OrganizationID: p.OrganizationID, CreatedGTE: p.CreatedGTE, CreatedLT: p.CreatedLT,
 		Status: p.Status, PaymentMethod: p.PaymentMethod, MerchantID: p.MerchantID,
 		ProviderTransactionID: p.ProviderTransactionID, Type: p.Type, ResourceID: p.ResourceID,
-		Account: p.Account, Limit: limit + 1,
+		DepositID: p.DepositID, Account: p.Account, Limit: limit + 1,
 	}
 	var page Page[T]
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {

@@ -126,3 +126,28 @@ type PoolStats struct {
 type PoolStatser interface {
 	PoolStats() []PoolStats
 }
+
+// DBHealth is a store's account of its database's availability, for
+// readiness and metrics.
+type DBHealth struct {
+	// UnavailableSince is when the current outage began: the first
+	// transaction that failed with ErrUnavailable after the last one that
+	// succeeded. Zero while the database answers.
+	UnavailableSince time.Time
+	// Outages counts the outages that ended; UnavailableTotal is their
+	// total length.
+	Outages          int64
+	UnavailableTotal time.Duration
+	// Reconnects counts connections opened during an outage: to a
+	// restarted or newly promoted primary.
+	Reconnects int64
+	// Failures counts the transactions that failed with ErrUnavailable,
+	// by cause (the store's names, e.g. "connect", "read_only").
+	Failures map[string]int64
+}
+
+// DBHealther is a Store that keeps a DBHealth (storage/postgres does). It
+// reads counters kept in memory: it never asks the database.
+type DBHealther interface {
+	DBHealth() DBHealth
+}

@@ -337,9 +337,45 @@ type Tx interface {
 	// not exist.
 	LockWithdrawalGate(ctx context.Context, organizationID string, merchantIDs []string) (*WithdrawalGate, error)
 
+	// Refunds (refund.go).
+
+	// CreateRefund inserts r. Returns ErrDuplicate if the organization
+	// already has a refund with r.MerchantID (or the ID exists).
+	CreateRefund(ctx context.Context, r *Refund) error
+	// GetRefund returns ErrNotFound unless id is a refund of
+	// organizationID.
+	GetRefund(ctx context.Context, organizationID, id string) (*Refund, error)
+	// GetRefundByMerchantID returns ErrNotFound unless the organization
+	// has a refund with that merchant_id (through the UNIQUE
+	// (merchant_id, organization_id) index).
+	GetRefundByMerchantID(ctx context.Context, organizationID, merchantID string) (*Refund, error)
+	// UpdateRefund writes status, failure code and reason, refund step,
+	// provider reference, tries, next run, lease and updated_at.
+	// Returns ErrNotFound if r.ID does not exist.
+	UpdateRefund(ctx context.Context, r *Refund) error
+	// UpdateLeasedRefund is UpdateRefund for the worker that claimed r,
+	// as UpdateLeasedWithdrawal: it writes only while r is processing and
+	// leased to owner until leasedUntil, and otherwise writes nothing and
+	// returns ErrLeaseLost.
+	UpdateLeasedRefund(ctx context.Context, r *Refund, owner string, leasedUntil time.Time) error
+	// ClaimDueRefunds leases up to p.Limit processing refunds that are due
+	// and not leased, like ClaimDuePayouts, through the refunds_due
+	// partial index.
+	ClaimDueRefunds(ctx context.Context, p ClaimParams) ([]*Refund, error)
+	// ListRefundsPage is a list page (see ListDepositsPage) honouring
+	// DepositID and the created range.
+	ListRefundsPage(ctx context.Context, p PageParams) ([]*Refund, error)
+	// UpdateDepositRefunds writes d's refund totals (RefundedAmount,
+	// RefundReserved), status, verification state and updated_at: what
+	// its refunds move, and only that, so that it never overwrites what
+	// another path writes with UpdateDeposit. Returns ErrNotFound if d.ID
+	// does not exist.
+	UpdateDepositRefunds(ctx context.Context, d *Deposit) error
+
 	// ReleaseLeases gives up every lease owner holds on open work (running
-	// attempts, processing withdrawals, pending deliveries): it clears their
-	// LeaseOwner and LeasedUntil so that any worker may claim them at once.
+	// attempts, processing withdrawals and refunds, pending deliveries): it
+	// clears their LeaseOwner and LeasedUntil so that any worker may claim
+	// them at once.
 	// Rows leased by other owners are left alone.
 	ReleaseLeases(ctx context.Context, owner string) error
 

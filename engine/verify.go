@@ -380,9 +380,12 @@ func (e *Engine) runAttempts(ctx context.Context) {
 	more := true
 	for {
 		if room := cap(queue) - len(queue); more && (room >= cap(queue)/2 || len(queue) == 0) {
+			began := e.now()
 			claimed, err := e.claimAttempts(ctx, room)
 			if err != nil {
 				e.logBackgroundError(ctx, "verification", err)
+			} else {
+				e.noteWorked(ctx, began)
 			}
 			more = err == nil && len(claimed) == room
 			for _, a := range claimed {

@@ -19,6 +19,9 @@ type RedirectDepositCreated struct {
 	MerchantID    string          `json:"merchant_id"`
 	// RedirectURL is the hosted checkout, null once there is nothing to pay.
 	RedirectURL *string `json:"redirect_url"`
+	// RefundedAmount is the sum of its succeeded refunds (the refunds
+	// extension).
+	RefundedAmount string `json:"refunded_amount"`
 }
 
 // RedirectDepositStatus is the status response of a redirect deposit.
@@ -40,6 +43,7 @@ type H2HDeposit struct {
 	NextAction            any               `json:"next_action"`
 	Verification          VerificationState `json:"verification"`
 	ProviderTransactionID *string           `json:"provider_transaction_id"`
+	RefundedAmount        string            `json:"refunded_amount"`
 }
 
 // VerificationState is the verification object of an H2H deposit.
@@ -113,6 +117,7 @@ func redirectCreatedView(d *Deposit, now time.Time) RedirectDepositCreated {
 	v := RedirectDepositCreated{
 		ID: d.ID, Amount: FormatAmount(d.Amount), PaymentMethod: d.PaymentMethod,
 		Status: d.Status, Metadata: d.Metadata, MerchantID: d.MerchantID,
+		RefundedAmount: FormatAmount(d.RefundedAmount),
 	}
 	if d.Actionable(now) {
 		v.RedirectURL = nullable(d.CheckoutURL)
@@ -133,6 +138,7 @@ func h2hView(d *Deposit, now time.Time, apiPrefix string) H2HDeposit {
 			FailureCode:       nullable(d.FailureCode),
 		},
 		ProviderTransactionID: nullable(d.ProviderTransactionID),
+		RefundedAmount:        FormatAmount(d.RefundedAmount),
 	}
 	if !d.Actionable(now) {
 		return v // next_action stays null

@@ -62,6 +62,8 @@ func (v H2HDeposit) AppendJSON(b []byte) ([]byte, error) {
 	b = appendJSONNullable(b, v.Verification.FailureCode)
 	b = append(b, `},"provider_transaction_id":`...)
 	b = appendJSONNullable(b, v.ProviderTransactionID)
+	b = append(b, `,"refunded_amount":`...)
+	b = appendJSONString(b, v.RefundedAmount)
 	return append(b, '}'), nil
 }
 

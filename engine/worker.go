@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,7 +14,7 @@ const releaseTimeout = 5 * time.Second
 
 // Run does the engine's background work until ctx ends: it checks queued
 // verification attempts against the provider (runAttempts, in a goroutine
-// of its own), moves payouts along, ends
+// of its own), moves payouts and refunds along, ends
 // deposits whose deadline passed, and posts webhooks (in goroutines of
 // their own, so a slow receiver holds up nothing else). It returns once
 // the posts in flight have finished. Every piece of work is claimed in the database with a
@@ -29,8 +30,15 @@ func (e *Engine) Run(ctx context.Context) error {
 	attempts.Go(func() { e.runAttempts(ctx) })
 	for {
 		busy := false
+		began := e.now()
 		if n, err := e.ProcessPayouts(ctx); err != nil {
 			e.logBackgroundError(ctx, "payouts", err)
+		} else {
+			e.noteWorked(ctx, began)
+			busy = busy || n > 0
+		}
+		if n, err := e.ProcessRefunds(ctx); err != nil {
+			e.logBackgroundError(ctx, "refunds", err)
 		} else {
 			busy = busy || n > 0
 		}
@@ -61,7 +69,9 @@ func (e *Engine) logBackgroundError(ctx context.Context, what string, err error)
 	if ctx.Err() != nil {
 		return
 	}
-	e.cfg.Logger.ErrorContext(ctx, "background work failed", "work", what, "err", err)
+	if !e.noteUnavailable(ctx, err) {
+		e.cfg.Logger.ErrorContext(ctx, "background work failed", "work", what, "err", err)
+	}
 	// Back off a little so a database outage is not a busy loop.
 	select {
 	case <-ctx.Done():
@@ -199,4 +209,55 @@ func (e *Engine) yieldToAPI(ctx context.Context) {
 	if e.cfg.Observer != nil {
 		e.cfg.Observer.PayoutYielded(e.clock.Since(start))
 	}
+}
+
+// dbOutage is an outage of the database as the background work sees it:
+// from a piece of work that failed with ErrUnavailable to the next that
+// succeeded. It is logged once as it starts and once as it ends, not once
+// per failed attempt of each worker.
+type dbOutage struct {
+	down  atomic.Bool // read by every successful round of work
+	mu    sync.Mutex
+	since time.Time
+}
+
+// noteUnavailable reports whether err means the database is unavailable,
+// and logs the start of an outage the first time.
+func (e *Engine) noteUnavailable(ctx context.Context, err error) bool {
+	if !errors.Is(err, ErrUnavailable) {
+		return false
+	}
+	o := &e.outage
+	o.mu.Lock()
+	started := o.since.IsZero()
+	if started {
+		o.since = e.now()
+		o.down.Store(true)
+	}
+	o.mu.Unlock()
+	if started {
+		e.cfg.Logger.WarnContext(ctx, "database unavailable: background work paused until it answers", "err", err)
+	}
+	return true
+}
+
+// noteWorked ends the outage under way, if any, after background work
+// that began at began reached the database, and logs how long the outage
+// lasted. Work that began before the outage did (a commit that made it
+// just before the primary died) ends nothing.
+func (e *Engine) noteWorked(ctx context.Context, began time.Time) {
+	o := &e.outage
+	if !o.down.Load() {
+		return
+	}
+	o.mu.Lock()
+	since := o.since
+	if since.IsZero() || began.Before(since) {
+		o.mu.Unlock()
+		return
+	}
+	o.since = time.Time{}
+	o.down.Store(false)
+	o.mu.Unlock()
+	e.cfg.Logger.InfoContext(ctx, "database available again: background work resumed", "outage", e.clock.Since(since).Round(time.Millisecond).String())
 }

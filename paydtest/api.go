@@ -92,13 +92,16 @@ func (s *Server) SandboxPay(org *Org, body string) *Response {
 }
 
 // Work runs one pass of the engine's background work: verification
-// attempts, payouts, then deposit expiry.
+// attempts, payouts, refunds, then deposit expiry.
 func (s *Server) Work() {
 	s.helper()
 	if _, err := s.Engine.ProcessAttempts(context.Background()); err != nil {
 		s.fatal(err)
 	}
 	if _, err := s.Engine.ProcessPayouts(context.Background()); err != nil {
+		s.fatal(err)
+	}
+	if _, err := s.Engine.ProcessRefunds(context.Background()); err != nil {
 		s.fatal(err)
 	}
 	if _, err := s.Engine.ExpireDeposits(context.Background()); err != nil {

@@ -105,7 +105,7 @@ func TestH2HDisplayInstructions(t *testing.T) {
 	assertJSONField(t, res.Body, "checkout_mode", `"h2h"`)
 	assertJSONField(t, res.Body, "provider_transaction_id", `null`)
 	assertJSONField(t, res.Body, "expires_at", `"2026-11-21T10:15:00Z"`)
-	assertKeys(t, res.Body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "checkout_mode", "expires_at", "next_action", "verification", "provider_transaction_id")
+	assertKeys(t, res.Body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "checkout_mode", "expires_at", "next_action", "verification", "provider_transaction_id", "refunded_amount")
 
 	// The recipient rotates to the least recently used wallet, and a null
 	// name stays null.
@@ -190,7 +190,7 @@ func TestRedirectDeposits(t *testing.T) {
 	if res.Status != 200 {
 		t.Fatalf("create: %d %s", res.Status, res.Body)
 	}
-	assertKeys(t, res.Body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "redirect_url")
+	assertKeys(t, res.Body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "redirect_url", "refunded_amount")
 	checkout := str(res.JSON, "redirect_url")
 	if !strings.HasPrefix(checkout, h.URL+"/checkout/") || len(checkout) < len(h.URL)+40 {
 		t.Fatalf("redirect_url %q is not an unguessable hosted checkout URL", checkout)
@@ -201,7 +201,7 @@ func TestRedirectDeposits(t *testing.T) {
 	if got.Status != 200 {
 		t.Fatalf("GET: %d %s", got.Status, got.Body)
 	}
-	assertKeys(t, got.Body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "redirect_url", "bank_transaction_id")
+	assertKeys(t, got.Body, "id", "amount", "payment_method", "status", "metadata", "merchant_id", "redirect_url", "refunded_amount", "bank_transaction_id")
 	assertJSONField(t, got.Body, "bank_transaction_id", `null`)
 	assertJSONField(t, got.Body, "metadata", `{"x":[1,2.50]}`)
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
@@ -204,7 +205,16 @@ func (s *server) getEvent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.signIfH2H(r, p, h2h || engine.EventShowsH2H(ev)); err != nil {
+	shows := h2h || engine.EventShowsH2H(ev)
+	if !shows && strings.HasPrefix(ev.ResourceID, engine.PrefixRefund) {
+		// A refund's event shows no checkout_mode: its refund's deposit says.
+		if rf, err := s.engine.GetRefund(r.Context(), p.OrganizationID, ev.ResourceID); err == nil {
+			shows = rf.DepositH2H
+		} else if engine.ErrorCode(err) != engine.CodeNotFound {
+			return err
+		}
+	}
+	if err := s.signIfH2H(r, p, shows); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")

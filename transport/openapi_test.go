@@ -209,6 +209,42 @@ func TestOpenAPI(t *testing.T) {
 	call(org, verify, request{Path: mpPath, Sign: true, Body: `{"provider_transaction_id":"TX3"}`}, 200)
 	call(org, deposit, signedGet("/v1/deposits/"+str(mp.JSON, "id")), 200)
 
+	// Refunds, the contract's extension, of the paid H2H deposit (the
+	// available balance is its 500).
+	const refundsOf, refunds, refund, settleRefund = "/v1/deposits/{id}/refunds", "/v1/refunds", "/v1/refunds/{id}", "/sandbox/refunds/{id}/settle"
+	insRefunds := "/api/v1/deposits/" + str(ins.JSON, "id") + "/refunds"
+	rf := call(org, refundsOf, request{Path: insRefunds, Sign: true, Body: `{"merchant_id":"rf1","amount":"100","reason":"damaged","metadata":{"n":1}}`}, 201)
+	call(org, refundsOf, request{Path: insRefunds, Sign: true, Body: `{"merchant_id":"rf1","amount":"100.00"}`}, 200)
+	call(org, refundsOf, request{Path: insRefunds, Sign: true, Body: `{"merchant_id":"rf2","amount":"1.001"}`}, 400)
+	call(org, refundsOf, request{Path: insRefunds, Body: `{"merchant_id":"rf2"}`}, 401)
+	call(org, refundsOf, request{Path: "/api/v1/deposits/dep_00000000000000000000000000/refunds", Sign: true, Body: `{"merchant_id":"rf2"}`}, 404)
+	call(org, refundsOf, request{Path: insRefunds, Sign: true, Body: `{"merchant_id":"rf2","amount":"400.01"}`}, 409)
+	call(org, refundsOf, request{Path: "/api/v1/deposits/" + str(mp.JSON, "id") + "/refunds", Sign: true, Body: `{"merchant_id":"rf2"}`}, 409)
+	call(org, refundsOf, request{Path: insRefunds, Sign: true, Body: `{"merchant_id":"rf2","metadata":{"pad":"` + strings.Repeat("x", 64<<10) + `"}}`}, 413)
+	if _, err := h.Engine.AdjustBalance(context.Background(), engine.AdjustParams{OrganizationID: org.ID, Amount: "-350", Reason: "test", Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	call(org, refundsOf, request{Path: insRefunds, Sign: true, Body: `{"merchant_id":"rf2","amount":"60"}`}, 403)
+	h.Fund(org, "350")
+	h.Sandbox.SetOutage(org.ID, true)
+	call(org, refundsOf, request{Path: insRefunds, Sign: true, Body: `{"merchant_id":"rf2","amount":"60"}`}, 503)
+	h.Sandbox.SetOutage(org.ID, false)
+	rfID := str(rf.JSON, "id")
+	h.Work()
+	call(org, settleRefund, request{Path: "/api/sandbox/refunds/" + rfID + "/settle", Body: `{"outcome":"maybe"}`}, 400)
+	call(org, settleRefund, request{Path: "/api/sandbox/refunds/rf_00000000000000000000000000/settle", Body: `{"outcome":"succeeded"}`}, 404)
+	call(org, settleRefund, request{Path: "/api/sandbox/refunds/" + rfID + "/settle", Body: `{"outcome":"succeeded"}`}, 200)
+	call(org, settleRefund, request{Path: "/api/sandbox/refunds/" + rfID + "/settle", Body: `{"outcome":"failed"}`}, 409)
+	h.Work()
+	done := call(org, refund, signedGet("/v1/refunds/"+rfID), 200)
+	assertJSONField(t, done.Body, "status", `"succeeded"`)
+	call(org, refund, get("/v1/refunds/"+rfID), 401)
+	call(org, refund, signedGet("/v1/refunds/rf_00000000000000000000000000"), 404)
+	call(org, refunds, signedGet("/v1/refunds?deposit_id="+str(ins.JSON, "id")), 200)
+	call(org, refunds, signedGet("/v1/refunds?limit=0"), 400)
+	call(org, refunds, get("/v1/refunds"), 401)
+	call(org, deposit, signedGet("/v1/deposits/"+str(ins.JSON, "id")), 200)
+
 	// Withdrawals and the balance.
 	const withdraws, withdraw = "/v1/withdraws", "/v1/withdraws/{id}"
 	h.Fund(org, "10000")

@@ -35,6 +35,12 @@ type Engine interface {
 	GetBalance(ctx context.Context, orgID string) (*engine.Balance, error)
 	Now() time.Time
 
+	// Refunds (refund.go).
+	CreateRefund(ctx context.Context, p engine.CreateRefundParams) (*engine.Refund, bool, error)
+	GetRefund(ctx context.Context, orgID, id string) (*engine.Refund, error)
+	ListRefunds(ctx context.Context, p engine.ListParams) (*engine.Page[*engine.Refund], error)
+	PollRefundNow(ctx context.Context, orgID, id string) error
+
 	// Lists (list.go).
 	ListDeposits(ctx context.Context, p engine.ListParams) (*engine.Page[*engine.Deposit], error)
 	ListWithdrawals(ctx context.Context, p engine.ListParams) (*engine.Page[*engine.Withdrawal], error)
@@ -59,6 +65,9 @@ type Sandbox interface {
 	// SettlePayout decides the outcome ("succeeded" or "failed") of the
 	// payout of an organization's withdrawal.
 	SettlePayout(ctx context.Context, organizationID, withdrawalID, outcome string) error
+	// SettleRefund decides the outcome ("succeeded" or "failed") of an
+	// organization's refund.
+	SettleRefund(ctx context.Context, organizationID, refundID, outcome string) error
 }
 
 // SandboxPayment is a simulated payment in the contract's fields, and the
@@ -128,6 +137,9 @@ func NewHandler(cfg Config) http.Handler {
 	s.route(mux, "/v1/deposits", map[string]handlerFunc{http.MethodPost: s.createDeposit, http.MethodGet: s.listDeposits})
 	s.route(mux, "/v1/deposits/{id}", map[string]handlerFunc{http.MethodGet: s.getDeposit})
 	s.route(mux, "/v1/deposits/{id}/verify", map[string]handlerFunc{http.MethodPost: s.verifyDeposit})
+	s.route(mux, "/v1/deposits/{id}/refunds", map[string]handlerFunc{http.MethodPost: s.createRefund})
+	s.route(mux, "/v1/refunds", map[string]handlerFunc{http.MethodGet: s.listRefunds})
+	s.route(mux, "/v1/refunds/{id}", map[string]handlerFunc{http.MethodGet: s.getRefund})
 	s.route(mux, "/v1/withdraws", map[string]handlerFunc{http.MethodPost: s.createWithdrawal, http.MethodGet: s.listWithdrawals})
 	s.route(mux, "/v1/withdraws/{id}", map[string]handlerFunc{http.MethodGet: s.getWithdrawal})
 	s.route(mux, "/v1/balance", map[string]handlerFunc{http.MethodGet: s.getBalance})
@@ -138,6 +150,7 @@ func NewHandler(cfg Config) http.Handler {
 	if s.sandbox != nil {
 		s.route(mux, "/sandbox/payments", map[string]handlerFunc{http.MethodPost: s.recordSandboxPayment})
 		s.route(mux, "/sandbox/withdraws/{id}/settle", map[string]handlerFunc{http.MethodPost: s.settleSandboxWithdrawal})
+		s.route(mux, "/sandbox/refunds/{id}/settle", map[string]handlerFunc{http.MethodPost: s.settleSandboxRefund})
 		s.route(mux, "/sandbox/outage", map[string]handlerFunc{http.MethodPost: s.setSandboxOutage})
 		mux.Handle("POST /checkout/{token}/pay", s.handle(s.checkoutPay))
 		mux.Handle("POST /checkout/{token}/cancel", s.handle(s.checkoutCancel))
@@ -160,8 +173,8 @@ func NewHandler(cfg Config) http.Handler {
 			return engine.Errorf(engine.CodeNotFound, "no such endpoint: %s; the API is under %s (e.g. %s)", s.mount+r.URL.Path, s.links, example)
 		}))
 	}
-	mux.Handle("GET /checkout/{token}", s.handle(s.checkoutPage))
-	mux.Handle("POST /checkout/{token}/verify", s.handle(s.checkoutVerify))
+	mux.Handle("GET /checkout/{token}", s.handle(pageUnavailable(s.checkoutPage)))
+	mux.Handle("POST /checkout/{token}/verify", s.handle(pageUnavailable(s.checkoutVerify)))
 	return limitBodies(s.logRequests(s.canonicalPaths(mux)))
 }
 
@@ -219,11 +232,14 @@ var statusByCode = map[string]int{
 	engine.CodeTransactionIDUsed:       http.StatusConflict,
 	engine.CodeRedirectAction:          http.StatusConflict,
 	engine.CodeConflict:                http.StatusConflict,
+	engine.CodeDepositNotRefundable:    http.StatusConflict,
+	engine.CodeRefundExceedsDeposit:    http.StatusConflict,
 	codeRequestTooLarge:                http.StatusRequestEntityTooLarge,
 	codeRateLimited:                    http.StatusTooManyRequests,
 	engine.CodeInternal:                http.StatusInternalServerError,
 	engine.CodeMethodUnavailable:       http.StatusServiceUnavailable,
 	engine.CodeVerificationUnavailable: http.StatusServiceUnavailable,
+	engine.CodeDatabaseUnavailable:     http.StatusServiceUnavailable,
 }
 
 // errorEnvelope is the body of every error response.
@@ -241,7 +257,10 @@ func (s *server) handle(h handlerFunc) http.Handler {
 			return
 		}
 		var e *engine.Error
-		if !errors.As(err, &e) || statusByCode[e.Code] == 0 {
+		if u := engine.UnavailableError(err); u != nil {
+			e = u
+			s.noteUnavailable(w, r, err)
+		} else if !errors.As(err, &e) || statusByCode[e.Code] == 0 {
 			if errors.Is(r.Context().Err(), context.Canceled) {
 				return // the client is gone; nobody reads an answer
 			}

@@ -85,6 +85,12 @@ func paydAdmin(t *testing.T, bin, db string, env []string, args ...string) map[s
 // crashStats count what the clients saw.
 type crashStats struct {
 	sent, answered, ok, connErrors, serverErrors, retriedOps atomic.Int64
+	// Of serverErrors: 503s (without Retry-After, noRetryAfter), and the
+	// others (500s).
+	unavailable, noRetryAfter, internal atomic.Int64
+	// watchFrom (unix ns, 0: off) starts a watch for the first 2xx answer
+	// to a write sent after it; writeBack is when it came.
+	watchFrom, writeBack atomic.Int64
 }
 
 // crashClient is a merchant's client of one payd that may be down: it
@@ -128,6 +134,7 @@ func (c *crashClient) do(method, path, body string, sign bool) reply {
 			req.Header.Set(signing.SignatureHeader, signing.Sign([]byte(c.secret), ts, method, path, []byte(body)))
 		}
 		c.stats.sent.Add(1)
+		sent := time.Now().UnixNano()
 		res, err := crashHTTP.Do(req)
 		if err != nil {
 			c.stats.connErrors.Add(1)
@@ -145,11 +152,23 @@ func (c *crashClient) do(method, path, body string, sign bool) reply {
 			if res.StatusCode >= 500 {
 				c.stats.serverErrors.Add(1)
 			}
+			switch {
+			case res.StatusCode == http.StatusServiceUnavailable:
+				c.stats.unavailable.Add(1)
+				if res.Header.Get("Retry-After") == "" {
+					c.stats.noRetryAfter.Add(1)
+				}
+			case res.StatusCode >= 500:
+				c.stats.internal.Add(1)
+			}
 			time.Sleep(20 * time.Millisecond)
 			continue
 		}
 		if res.StatusCode/100 == 2 {
 			c.stats.ok.Add(1)
+			if w := c.stats.watchFrom.Load(); w != 0 && sent > w && method == http.MethodPost {
+				c.stats.writeBack.CompareAndSwap(0, time.Now().UnixNano())
+			}
 		}
 		if try > 1 {
 			c.stats.retriedOps.Add(1)

@@ -116,8 +116,9 @@ var (
 	redirectMethods   = []string{"bkash", "nagad", "upi", "upay", "bank", "bkash_agent", "nagad_agent", "upay_agent", "bkash_merchant", "nagad_merchant", "upay_merchant", "bangla_qr_merchant"}
 	h2hMethods        = []string{"bkash", "nagad", "bkash_agent", "nagad_agent", "bkash_merchant", "nagad_merchant"}
 	withdrawalMethods = []string{"bkash", "nagad", "upay", "bank"}
-	eventTypes        = []string{"deposit.succeeded", "deposit.failed", "deposit.expired", "withdraw.created", "withdraw.succeeded", "withdraw.failed"}
-	failureCodes      = []string{"transaction_not_found", "channel_mismatch", "recipient_mismatch", "payer_mismatch", "amount_mismatch", "payment_not_completed", "outside_payment_window", "transaction_id_used", "provider_unavailable"}
+	eventTypes        = []string{"deposit.succeeded", "deposit.failed", "deposit.expired", "withdraw.created", "withdraw.succeeded", "withdraw.failed",
+		"refund.created", "refund.succeeded", "refund.failed", "deposit.refunded"}
+	failureCodes = []string{"transaction_not_found", "channel_mismatch", "recipient_mismatch", "payer_mismatch", "amount_mismatch", "payment_not_completed", "outside_payment_window", "transaction_id_used", "provider_unavailable"}
 )
 
 var redirectCreatedSchema = schema{
@@ -128,6 +129,8 @@ var redirectCreatedSchema = schema{
 	{name: "metadata", kind: kObject},
 	{name: "merchant_id", kind: kString, rule: nonEmpty},
 	{name: "redirect_url", kind: kStringOrNull, optional: true, rule: absoluteURL},
+	// The refunds extension: the sum of its succeeded refunds.
+	{name: "refunded_amount", kind: kString, rule: amount},
 }
 
 var redirectStatusSchema = append(slices.Clone(redirectCreatedSchema),
@@ -152,6 +155,8 @@ var h2hDepositSchema = schema{
 	{name: "next_action", kind: kObjectOrNull}, // checked by type in checkDeposit
 	{name: "verification", kind: kObject, sub: verificationStateSchema},
 	{name: "provider_transaction_id", kind: kStringOrNull},
+	// The refunds extension: the sum of its succeeded refunds.
+	{name: "refunded_amount", kind: kString, rule: amount},
 }
 
 var displayInstructionsSchema = schema{

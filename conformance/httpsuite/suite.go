@@ -71,6 +71,7 @@ func Run(t T, target Target) {
 	t.Run("isolation", s.checkIsolation)
 	t.Run("lists", s.checkLists)
 	t.Run("webhooks", s.checkWebhooks)
+	t.Run("refunds", s.checkRefunds)
 }
 
 func newSuite(target Target) (*suite, error) {

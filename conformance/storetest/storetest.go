@@ -81,6 +81,14 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"LeasedUpdate", testWithdrawalLeasedUpdate},
 			{"Claim", testClaimQueue(payoutQueue)},
 		}},
+		{"Refunds", []test{
+			{"RoundTrip", testRefundRoundTrip},
+			{"DepositTotals", testDepositRefundTotals},
+			{"LeasedUpdate", testRefundLeasedUpdate},
+			{"Claim", testClaimQueue(refundQueue)},
+			{"List", testListRefundsPage},
+			{"ReleaseLeases", testReleaseRefundLeases},
+		}},
 		{"Webhooks", []test{
 			{"EndpointRoundTrip", testWebhookEndpointRoundTrip},
 			{"ListEndpoints", testListWebhookEndpoints},
@@ -138,6 +146,8 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"WritersAndReaders", testConcurrentWritersAndReaders},
 			{"AttemptClaims", testConcurrentAttemptClaims},
 			{"PayoutClaims", testConcurrentPayoutClaims},
+			{"RefundClaims", testConcurrentRefundClaims},
+			{"SameRefundMerchantID", testConcurrentSameRefundMerchantID},
 			{"DeliveryClaims", testConcurrentDeliveryClaims},
 			{"LockOrganization", testLockOrganizationSerializes},
 			{"LockWithdrawalGate", testLockWithdrawalGateSerializes},

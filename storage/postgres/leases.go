@@ -17,6 +17,8 @@ func (t *tx) ReleaseLeases(ctx context.Context, owner string) error {
 			WHERE status IN ` + runningStatuses + ` AND lease_owner = $1`,
 		`UPDATE withdrawals SET lease_owner = '', leased_until = NULL
 			WHERE status = '` + engine.WithdrawalProcessing + `' AND lease_owner = $1`,
+		`UPDATE refunds SET lease_owner = '', leased_until = NULL
+			WHERE status = '` + engine.RefundProcessing + `' AND lease_owner = $1`,
 		`UPDATE deliveries SET lease_owner = '', leased_until = NULL
 			WHERE status = '` + engine.DeliveryPending + `' AND lease_owner = $1`,
 	} {

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -88,7 +89,26 @@ func (s *Store) versions(ctx context.Context, ls []migration.Line) ([]engine.Mig
 // Ready reports whether the database answers and has every migration of
 // the store's own line applied: the readiness check of an operations
 // endpoint.
-func (s *Store) Ready(ctx context.Context) error { return s.CheckMigrations(ctx) }
+func (s *Store) Ready(ctx context.Context) error {
+	began := time.Now().UnixNano()
+	return s.health.observe(ctx, s.ready(ctx), true, began)
+}
+
+// ready: the store's own line applied, on a writable primary (a standby
+// answers reads but would refuse every write).
+func (s *Store) ready(ctx context.Context) error {
+	if err := s.CheckMigrations(ctx); err != nil {
+		return err
+	}
+	var standby bool
+	if err := s.pool.QueryRow(ctx, `SELECT pg_is_in_recovery()`).Scan(&standby); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	if standby {
+		return errStandby
+	}
+	return nil
+}
 
 // migrator is the store as migration.DB.
 type migrator struct{ s *Store }

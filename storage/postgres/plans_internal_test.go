@@ -65,6 +65,52 @@ func TestPayoutClaimReadsOnlyDueRows(t *testing.T) {
 	}
 }
 
+// TestRefundClaimReadsOnlyDueRows is TestPayoutClaimReadsOnlyDueRows for
+// refunds, whose claim has the same shape.
+func TestRefundClaimReadsOnlyDueRows(t *testing.T) {
+	t.Parallel()
+	s, _ := openStore(t)
+	now := base.Add(time.Hour)
+	const waiting, limit = 2000, 10
+	write(t, s, func(ctx context.Context, tx engine.Tx) error {
+		if err := tx.CreateOrganization(ctx, newOrg("org_1")); err != nil {
+			return err
+		}
+		return tx.CreateDeposit(ctx, newDeposit("dep_1", "org_1"))
+	})
+	add := func(prefix string, n int, next func(i int) time.Time) {
+		write(t, s, func(ctx context.Context, tx engine.Tx) error {
+			for i := range n {
+				id := fmt.Sprintf("rf_%s_%04d", prefix, i)
+				err := tx.CreateRefund(ctx, &engine.Refund{
+					ID: id, OrganizationID: "org_1", DepositID: "dep_1", MerchantID: id, Amount: decimal.RequireFromString("1"),
+					Metadata: []byte("{}"), Status: engine.RefundProcessing, Step: engine.PayoutSent,
+					NextRunAt: next(i), CreatedAt: base, UpdatedAt: base,
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	add("wait", waiting, func(i int) time.Time { return now.Add(time.Duration(i+1) * time.Second) })
+	neverRun := func(int) time.Time { return time.Time{} }
+	dueAgain := func(i int) time.Time { return now.Add(-time.Duration(i+1) * time.Second) }
+	for _, backlog := range []struct {
+		name string
+		add  func()
+		want int
+	}{
+		{"3 never run, 2 due again", func() { add("new", 3, neverRun); add("due", 2, dueAgain) }, 5},
+		{"3 never run, 500 due again", func() { add("due_more", 498, dueAgain) }, limit},
+		{"500 never run, 500 due again", func() { add("new_more", 497, neverRun) }, limit},
+	} {
+		backlog.add()
+		checkClaimReads(t, s, backlog.name, claimRefundsQuery, "refunds", claimArgs(now, limit), limit, backlog.want)
+	}
+}
+
 // TestAttemptClaimReadsOnlyDueRows is TestPayoutClaimReadsOnlyDueRows for
 // verification attempts: a submitted transaction ID waiting for its SMS
 // is tried again later, and a burst of submissions is a backlog.
@@ -216,15 +262,31 @@ func TestDeliveryClaimReadsOnlyDueRows(t *testing.T) {
 // and a third of the throughput gone.
 func TestMerchantIDLookupsReadOneRow(t *testing.T) {
 	t.Parallel()
+	lookupsReadOneRow(t, []lookupCase{
+		{"deposit", "deposits", getDepositByMerchantIDQuery, `('org_1', 'm_dep_0042')`},
+		{"withdrawal", "withdrawals", getWithdrawalByMerchantIDQuery, `('org_1', 'm_0042')`},
+		{"withdrawals taken", "withdrawals", takenMerchantIDsQuery, `('org_1', '{m_0042,m_0043,m_x}'::text[])`},
+	})
+}
+
+// TestRefundMerchantIDLookupReadsOneRow is TestMerchantIDLookupsReadOneRow
+// for a refund's merchant_id, which every refund create looks up.
+func TestRefundMerchantIDLookupReadsOneRow(t *testing.T) {
+	t.Parallel()
+	lookupsReadOneRow(t, []lookupCase{
+		{"refund", "refunds", getRefundByMerchantIDQuery, `('org_1', 'm_0042')`},
+	})
+}
+
+type lookupCase struct{ name, table, query, args string }
+
+// lookupsReadOneRow checks that each case's statement, planned on empty
+// tables and again after ANALYZE, reads at most a few rows of 2,000.
+func lookupsReadOneRow(t *testing.T, cases []lookupCase) {
 	s, _ := openStore(t)
 	ctx := context.Background()
 	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.CreateOrganization(ctx, newOrg("org_1")) })
 	const rows = 2000
-	cases := []struct{ name, table, query, args string }{
-		{"deposit", "deposits", getDepositByMerchantIDQuery, `('org_1', 'm_dep_0042')`},
-		{"withdrawal", "withdrawals", getWithdrawalByMerchantIDQuery, `('org_1', 'm_0042')`},
-		{"withdrawals taken", "withdrawals", takenMerchantIDsQuery, `('org_1', '{m_0042,m_0043,m_x}'::text[])`},
-	}
 	type session struct {
 		conn *pgxpool.Conn
 		name string
@@ -287,11 +349,16 @@ func TestMerchantIDLookupsReadOneRow(t *testing.T) {
 			if err := tx.CreateWithdrawal(ctx, newWithdrawal(fmt.Sprintf("wd_%04d", i), "org_1", fmt.Sprintf("m_%04d", i))); err != nil {
 				return err
 			}
+			if err := tx.CreateRefund(ctx, &engine.Refund{ID: fmt.Sprintf("rf_%04d", i), OrganizationID: "org_1", DepositID: "dep_0000",
+				MerchantID: fmt.Sprintf("m_%04d", i), Amount: decimal.RequireFromString("1"), Metadata: []byte("{}"),
+				Status: engine.RefundSucceeded, Step: engine.PayoutSettled, CreatedAt: base, UpdatedAt: base}); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 	check(empty)
-	if _, err := s.pool.Exec(ctx, `ANALYZE deposits, withdrawals`); err != nil {
+	if _, err := s.pool.Exec(ctx, `ANALYZE deposits, withdrawals, refunds`); err != nil {
 		t.Fatal(err)
 	}
 	check(prepare("after ANALYZE"))

@@ -31,6 +31,7 @@ import (
 type Store struct {
 	pool     *pgxpool.Pool
 	ownsPool bool // Open made it: Close closes it
+	health   health
 }
 
 var (
@@ -60,6 +61,10 @@ const (
 // instances fit in PostgreSQL's default max_connections (100).
 const DefaultMaxConns = 16
 
+// defaultConnectTimeout bounds one connection attempt to one host unless
+// url sets connect_timeout.
+const defaultConnectTimeout = 5 * time.Second
+
 // Open connects to the database at url (a postgres:// URL or a key=value
 // connection string, as pgx accepts; pool_* parameters configure the pool,
 // pool_max_conns its size, DefaultMaxConns by default) and applies the
@@ -75,13 +80,30 @@ func Open(ctx context.Context, url string, lines ...engine.MigrationLine) (*Stor
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = DefaultMaxConns
 	}
+	// A host that does not answer (a primary cut off, not just stopped)
+	// would otherwise hold a connection attempt for the kernel's TCP
+	// timeout, minutes, before the next host of a multi-host URL is tried.
+	if !strings.Contains(url, "connect_timeout") {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
 	ConfigurePool(cfg)
+	s := &Store{ownsPool: true}
+	// Each new connection after the first is a reconnect, for the
+	// outage metrics.
+	configured := cfg.AfterConnect
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		if err := configured(ctx, conn); err != nil {
+			return err
+		}
+		s.health.connected()
+		return nil
+	}
 	configHook(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	s := &Store{pool: pool, ownsPool: true}
+	s.pool = pool
 	if _, err := s.Migrate(ctx, lines...); err != nil {
 		pool.Close()
 		return nil, err
@@ -169,19 +191,25 @@ var (
 // again (after a jittered backoff) when the database reports a
 // serialization failure or a deadlock. fn's other errors are returned
 // unchanged.
+//
+// An error that means no writable primary was reachable (the server is
+// down, restarting or a standby, or the connection broke) is
+// engine.ErrUnavailable to errors.Is; when it came from COMMIT, the
+// transaction may have committed.
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return retry(ctx, func() error {
+	began := time.Now().UnixNano()
+	return s.health.observe(ctx, retry(ctx, func() error {
 		return s.runLazyTx(ctx, func(t *lazyTx) error { return fn(ctx, &tx{tx: t}) })
-	})
+	}), true, began)
 }
 
 // ReadTx runs fn in a read-only transaction over one snapshot. In it the
 // Lock methods and ListExpirableDeposits read without locking, as there is
 // nothing a read-only transaction could do with the lock.
 func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return retry(ctx, func() error {
+	return s.health.observe(ctx, retry(ctx, func() error {
 		return s.runTx(ctx, readOnly, func(t pgx.Tx) error { return fn(ctx, &tx{tx: t, readOnly: true}) })
-	})
+	}), false, 0)
 }
 
 // ReadOne runs fn, which makes one read statement, on the pool without a
@@ -190,7 +218,7 @@ func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engi
 // A second statement, or one that is not a SELECT, fails with
 // errNotOneRead.
 func (s *Store) ReadOne(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return fn(ctx, &tx{tx: &oneRead{pool: s.pool}, readOnly: true})
+	return s.health.observe(ctx, fn(ctx, &tx{tx: &oneRead{pool: s.pool}, readOnly: true}), false, 0)
 }
 
 // runTx runs fn in a transaction: committed if fn returns nil, rolled back if

@@ -426,7 +426,8 @@ func scanDeposit(row scanner) (*engine.Deposit, error) {
 		&d.RedirectURL, &d.PayerPhone, bytesCol{&d.Metadata}, &d.Status, &d.Action, &d.CheckoutToken, &d.CheckoutURL,
 		&d.Channel, &d.Operation, stringCol{&d.WalletID}, &d.RecipientPhone, &d.RecipientName, &d.QRPayload,
 		&d.VerificationState, &d.AttemptsUsed, &d.FailureCode, &d.ProviderTransactionID,
-		timeCol{&d.ExpiresAt}, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt})
+		timeCol{&d.ExpiresAt}, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt},
+		&d.RefundedAmount, &d.RefundReserved)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -434,12 +435,12 @@ func scanDeposit(row scanner) (*engine.Deposit, error) {
 }
 
 func (t *tx) CreateDeposit(ctx context.Context, d *engine.Deposit) error {
-	return t.insert(ctx, "deposit "+d.ID, `INSERT INTO deposits (`+depositColumns+`) VALUES (`+params(26)+`)`,
+	return t.insert(ctx, "deposit "+d.ID, `INSERT INTO deposits (`+depositColumns+`) VALUES (`+params(28)+`)`,
 		d.ID, d.OrganizationID, d.MerchantID, d.CheckoutMode, d.Amount, d.PaymentMethod,
 		d.RedirectURL, d.PayerPhone, string(d.Metadata), d.Status, d.Action, d.CheckoutToken, d.CheckoutURL,
 		d.Channel, d.Operation, emptyNull(d.WalletID), d.RecipientPhone, d.RecipientName, d.QRPayload,
 		d.VerificationState, d.AttemptsUsed, d.FailureCode, d.ProviderTransactionID,
-		d.ExpiresAt, d.CreatedAt, d.UpdatedAt)
+		d.ExpiresAt, d.CreatedAt, d.UpdatedAt, d.RefundedAmount, d.RefundReserved)
 }
 
 func (t *tx) GetDeposit(ctx context.Context, organizationID, id string) (*engine.Deposit, error) {
@@ -470,6 +471,13 @@ func (t *tx) UpdateDeposit(ctx context.Context, d *engine.Deposit) error {
 		WHERE id = $8`,
 		d.Status, d.VerificationState, d.AttemptsUsed, d.FailureCode, d.ProviderTransactionID,
 		d.ExpiresAt, d.UpdatedAt, d.ID)
+}
+
+// UpdateDepositRefunds writes what a deposit's refunds move (engine.Tx).
+func (t *tx) UpdateDepositRefunds(ctx context.Context, d *engine.Deposit) error {
+	return t.exec(ctx, `UPDATE deposits SET refunded_amount = $1, refund_reserved = $2, status = $3,
+		verification_state = $4, updated_at = $5 WHERE id = $6`,
+		d.RefundedAmount, d.RefundReserved, d.Status, d.VerificationState, d.UpdatedAt, d.ID)
 }
 
 // LockDeposit reads the deposit under FOR NO KEY UPDATE (see lockRow): a

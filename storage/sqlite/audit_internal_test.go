@@ -47,7 +47,7 @@ func TestReleaseLeasesUsesDueIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for i, index := range []string{"attempts_due", "withdrawals_due", "deliveries_due"} {
+	for i, index := range []string{"attempts_due", "withdrawals_due", "refunds_due", "deliveries_due"} {
 		if plan := queryPlan(t, s.writer, releaseLeasesQueries[i], "w"); !strings.Contains(plan, index) {
 			t.Errorf("release plan does not use %s:\n%s", index, plan)
 		}

@@ -25,6 +25,8 @@ var releaseLeasesQueries = []string{
 		WHERE status IN ` + runningStatuses + ` AND lease_owner = ?`,
 	`UPDATE withdrawals SET lease_owner = '', leased_until = 0
 		WHERE status = '` + engine.WithdrawalProcessing + `' AND lease_owner = ?`,
+	`UPDATE refunds SET lease_owner = '', leased_until = 0
+		WHERE status = '` + engine.RefundProcessing + `' AND lease_owner = ?`,
 	`UPDATE deliveries SET lease_owner = '', leased_until = 0
 		WHERE status = '` + engine.DeliveryPending + `' AND lease_owner = ?`,
 }

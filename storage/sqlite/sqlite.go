@@ -236,7 +236,8 @@ func runTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(*sql.Tx
 
 // retry calls attempt until it returns something other than a busy error,
 // backing off between attempts, so that SQLITE_BUSY never reaches a caller:
-// after maxAttempts it becomes an ordinary internal error.
+// after maxAttempts it is engine.ErrUnavailable (another process held the
+// database's lock all that time; the caller may try again later).
 func retry(ctx context.Context, attempt func() error) error {
 	return retryPolicy.Do(ctx, attempt)
 }
@@ -245,7 +246,7 @@ var retryPolicy = txretry.Policy{
 	MaxAttempts: maxAttempts, FirstBackoff: firstBackoff, MaxBackoff: maxBackoff,
 	Retryable: isBusy,
 	GiveUp: func(n int, err error) error {
-		return fmt.Errorf("sqlite: database still busy after %d attempts: %v", n, err)
+		return fmt.Errorf("sqlite: database still busy after %d attempts: %w: %v", n, engine.ErrUnavailable, err)
 	},
 }
 

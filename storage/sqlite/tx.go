@@ -327,16 +327,18 @@ func depositDests(d *engine.Deposit, dst []any) []any {
 		&d.RedirectURL, &d.PayerPhone, bytesCol{&d.Metadata}, &d.Status, &d.Action, &d.CheckoutToken, &d.CheckoutURL,
 		&d.Channel, &d.Operation, stringCol{&d.WalletID}, &d.RecipientPhone, &d.RecipientName, &d.QRPayload,
 		&d.VerificationState, &d.AttemptsUsed, &d.FailureCode, &d.ProviderTransactionID,
-		timeCol{&d.ExpiresAt}, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt})
+		timeCol{&d.ExpiresAt}, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt},
+		decimalCol{&d.RefundedAmount}, decimalCol{&d.RefundReserved})
 }
 
 func (t *tx) CreateDeposit(ctx context.Context, d *engine.Deposit) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO deposits (`+depositColumns+`) VALUES (`+placeholders(26)+`)`,
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO deposits (`+depositColumns+`) VALUES (`+placeholders(28)+`)`,
 		d.ID, d.OrganizationID, d.MerchantID, d.CheckoutMode, d.Amount.String(), d.PaymentMethod,
 		d.RedirectURL, d.PayerPhone, string(d.Metadata), d.Status, d.Action, d.CheckoutToken, d.CheckoutURL,
 		d.Channel, d.Operation, emptyNull(d.WalletID), d.RecipientPhone, d.RecipientName, d.QRPayload,
 		d.VerificationState, d.AttemptsUsed, d.FailureCode, d.ProviderTransactionID,
-		micros(d.ExpiresAt), micros(d.CreatedAt), micros(d.UpdatedAt))
+		micros(d.ExpiresAt), micros(d.CreatedAt), micros(d.UpdatedAt),
+		d.RefundedAmount.String(), d.RefundReserved.String())
 	return interpretError(err)
 }
 
@@ -363,6 +365,13 @@ func (t *tx) UpdateDeposit(ctx context.Context, d *engine.Deposit) error {
 		WHERE id = ?`,
 		d.Status, d.VerificationState, d.AttemptsUsed, d.FailureCode, d.ProviderTransactionID,
 		micros(d.ExpiresAt), micros(d.UpdatedAt), d.ID)
+}
+
+// UpdateDepositRefunds writes what a deposit's refunds move (engine.Tx).
+func (t *tx) UpdateDepositRefunds(ctx context.Context, d *engine.Deposit) error {
+	return t.exec(ctx, `UPDATE deposits SET refunded_amount = ?, refund_reserved = ?, status = ?,
+		verification_state = ?, updated_at = ? WHERE id = ?`,
+		d.RefundedAmount.String(), d.RefundReserved.String(), d.Status, d.VerificationState, micros(d.UpdatedAt), d.ID)
 }
 
 // LockDeposit is a plain SELECT: in SQLite the write transaction itself is

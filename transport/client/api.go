@@ -2,7 +2,11 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"math/big"
 	"net/http"
+	"reflect"
+	"strings"
 )
 
 // CreateRedirectDeposit creates a redirect (hosted checkout) deposit
@@ -99,22 +103,77 @@ func (c *Client) SubmitTransactionID(ctx context.Context, depositID, txID string
 // or a verified withdraw.succeeded event proves the payout.
 //
 // Unlike deposits, a reused MerchantID is never a replay: it is *Error
-// merchant_id_exists, and no second payout is made. So when this call was
-// retried after a network failure and answers merchant_id_exists with
-// Error.Retried set, the lost attempt most likely created the withdrawal:
-// find it with ListWithdrawals(ctx, ListParams{MerchantID: ...}). Never
-// retry such a payout under a new MerchantID.
+// merchant_id_exists, and no second payout is made. When an attempt's
+// answer was lost (a network failure, or a 503 during a database
+// failover) and the retry answers merchant_id_exists, CreateWithdrawal
+// looks the withdrawal up by MerchantID and returns it if it is the one
+// r describes (same amount, phone, method and metadata): the lost attempt
+// made it. Otherwise, or when the call itself failed for good with no
+// answer, the outcome is for you to learn the same way:
+// ListWithdrawals(ctx, ListParams{MerchantID: ...}). Never retry such a
+// payout under a new MerchantID.
 func (c *Client) CreateWithdrawal(ctx context.Context, r WithdrawalRequest) (*Withdrawal, error) {
 	body, err := marshal(r)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/withdraws", body: body})
+	if apiErr, ok := err.(*Error); ok && apiErr.Code == CodeMerchantIDExists && apiErr.Retried {
+		if own := c.ownWithdrawal(ctx, r); own != nil {
+			return own, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	var w Withdrawal
 	return &w, decode(resp, &w)
+}
+
+// ownWithdrawal finds the withdrawal r's MerchantID names and returns it
+// if it is the one r describes; nil if not, or if it cannot be read.
+func (c *Client) ownWithdrawal(ctx context.Context, r WithdrawalRequest) *Withdrawal {
+	page, err := c.ListWithdrawals(ctx, ListParams{MerchantID: r.MerchantID})
+	if err != nil || len(page.Data) != 1 {
+		return nil
+	}
+	w := page.Data[0]
+	if w.MerchantID != r.MerchantID || w.PaymentMethod != r.PaymentMethod || !sameAmount(w.Amount, r.Amount) ||
+		!samePhone(w.Phone, r.Phone) || !sameJSON(w.Metadata, r.Metadata) {
+		return nil
+	}
+	return &w
+}
+
+// sameAmount compares two decimal strings by value ("500" and "500.00").
+func sameAmount(a, b string) bool {
+	x, okA := new(big.Rat).SetString(a)
+	y, okB := new(big.Rat).SetString(b)
+	return okA && okB && x.Cmp(y) == 0
+}
+
+// samePhone compares a stored number with a request's, which may carry
+// the country code (8801XNNNNNNNN or +8801XNNNNNNNN for 01XNNNNNNNN).
+func samePhone(stored, sent string) bool {
+	switch {
+	case len(sent) == 14 && strings.HasPrefix(sent, "+880"):
+		sent = sent[3:]
+	case len(sent) == 13 && strings.HasPrefix(sent, "880"):
+		sent = sent[2:]
+	}
+	return stored == sent
+}
+
+// sameJSON compares metadata by value; none sent is the server's {}.
+func sameJSON(stored, sent json.RawMessage) bool {
+	if len(sent) == 0 {
+		sent = json.RawMessage("{}")
+	}
+	var x, y any
+	if json.Unmarshal(stored, &x) != nil || json.Unmarshal(sent, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // GetWithdrawal reads a withdrawal (GET /v1/withdraws/{id}, bearer only).

@@ -161,7 +161,7 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	if c.baseErr != nil {
 		return nil, c.baseErr
 	}
-	retried := false // an earlier attempt failed on the network
+	retried := false // an earlier attempt failed on the network, or answered 503
 	for attempt := 0; ; attempt++ {
 		resp, err := c.once(ctx, cl)
 		var wait time.Duration
@@ -176,6 +176,10 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 			if !retryableStatus(apiErr.StatusCode) || attempt >= c.retries {
 				return nil, apiErr
 			}
+			// A 503 may come from a commit whose answer the database lost
+			// (database_unavailable during a failover): the change may
+			// have been made, as after a network failure.
+			retried = retried || apiErr.StatusCode == http.StatusServiceUnavailable
 			wait = apiErr.RetryAfter
 			if wait == 0 {
 				wait = c.backoff(attempt)

@@ -634,14 +634,61 @@ func TestRetryResponseLostAfterProcessing(t *testing.T) {
 	}
 
 	// Withdrawal create: the contract makes a reused merchant_id a 409, so
-	// the retry reports merchant_id_exists with Retried set, and exactly one
+	// the retry is answered merchant_id_exists; the client finds the
+	// withdrawal its lost attempt made and returns it, and exactly one
 	// payout holds the balance.
 	drop(1)
-	_, err = c.CreateWithdrawal(ctx, client.WithdrawalRequest{Amount: "1000", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: "payout-lost"})
+	wd, err := c.CreateWithdrawal(ctx, client.WithdrawalRequest{Amount: "1000", Phone: "+8801712345678", PaymentMethod: "bkash", MerchantID: "payout-lost"})
+	if err != nil || wd.MerchantID != "payout-lost" || wd.Amount != "1000.00" || wd.ID == "" {
+		t.Fatalf("CreateWithdrawal after a lost answer = %+v, %v; want the withdrawal it made", wd, err)
+	}
+	if b, err := c.Balance(ctx); err != nil || b.Held != "1000.00" {
+		t.Fatalf("balance = %+v, %v; want exactly one hold", b, err)
+	}
+	// Another request under the same merchant_id, whose answer was lost
+	// too, is not given that withdrawal: it is merchant_id_exists.
+	drop(1)
+	_, err = c.CreateWithdrawal(ctx, client.WithdrawalRequest{Amount: "1001", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: "payout-lost"})
 	if e := apiError(t, err, http.StatusConflict, client.CodeMerchantIDExists); !e.Retried {
 		t.Fatal("Retried = false after a lost answer")
 	}
+	// Without a lost answer, a reused merchant_id is merchant_id_exists.
+	drop(0)
+	_, err = c.CreateWithdrawal(ctx, client.WithdrawalRequest{Amount: "1000", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: "payout-lost"})
+	if e := apiError(t, err, http.StatusConflict, client.CodeMerchantIDExists); e.Retried {
+		t.Fatal("Retried set without a lost answer")
+	}
 	if b, err := c.Balance(ctx); err != nil || b.Held != "1000.00" {
+		t.Fatalf("balance = %+v, %v; want exactly one hold", b, err)
+	}
+}
+
+// TestWithdrawalCommittedBehind503: a withdrawal whose commit reached the
+// database but whose answer was a 503 database_unavailable (the primary
+// died as it committed) is found and returned by the retried create.
+func TestWithdrawalCommittedBehind503(t *testing.T) {
+	e := newEnv(t, envOptions{Withdrawals: true, Balance: "5000", PayoutMode: "manual"})
+	ctx := ctxT(t)
+	var creates atomic.Int32
+	lost := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		res, err := http.DefaultTransport.RoundTrip(r)
+		if err == nil && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/withdraws") && creates.Add(1) == 1 {
+			res.Body.Close()
+			body := `{"error":{"code":"database_unavailable","message":"the database is unavailable; try again in a moment"}}`
+			return &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{"Content-Type": {"application/json"}},
+				Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+		}
+		return res, err
+	})
+	c := client.New(e.Base, e.APIKey, e.Secret, client.WithHTTPClient(&http.Client{Transport: lost}), fastRetries)
+	wd, err := c.CreateWithdrawal(ctx, client.WithdrawalRequest{Amount: "700", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: "payout-503"})
+	if err != nil || wd.MerchantID != "payout-503" || wd.Amount != "700.00" {
+		t.Fatalf("CreateWithdrawal = %+v, %v; want the withdrawal the first attempt made", wd, err)
+	}
+	if n := creates.Load(); n != 2 {
+		t.Fatalf("%d creates sent, want 2", n)
+	}
+	if b, err := c.Balance(ctx); err != nil || b.Held != "700.00" {
 		t.Fatalf("balance = %+v, %v; want exactly one hold", b, err)
 	}
 }

@@ -50,7 +50,13 @@
 // 200 with the same deposit), verification by transaction ID, reads
 // trivially. Withdrawal creates are the exception the contract makes: a
 // reused merchant_id is 409 merchant_id_exists and never a second payout,
-// so a retried create whose first attempt did reach the server reports
-// that error with Error.Retried set (see CreateWithdrawal). No other 4xx
-// answer is ever retried.
+// so when a retried create is answered that way after a lost answer,
+// CreateWithdrawal looks the withdrawal up by merchant_id and returns it
+// if it is the one requested. No other 4xx answer is ever retried.
+//
+// During a database failover the server answers 503 database_unavailable
+// with Retry-After; the calls wait and retry. A write answered 503 may
+// have been made: repeat it unchanged (a deposit create answers the same
+// deposit, a withdrawal create finds its own), never under a new
+// merchant_id.
 package client

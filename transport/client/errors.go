@@ -53,9 +53,20 @@ const (
 	// CodeRedirectAction (409, verify): the deposit's next action is a
 	// redirect, which is never verified by transaction ID.
 	CodeRedirectAction = "redirect_action"
+	// CodeDatabaseUnavailable (503, any): no writable database for a
+	// moment (a failover); see Error.RetryAfter. The calls retry it. A
+	// write answered this way may or may not have been made: repeat it as
+	// it was (CreateWithdrawal finds its own withdrawal).
+	CodeDatabaseUnavailable = "database_unavailable"
 	// CodeVerificationUnavailable (503, verify): verification could not be
 	// queued; retry with the same transaction ID.
 	CodeVerificationUnavailable = "verification_unavailable"
+	// CodeDepositNotRefundable (409, refund): the deposit is not
+	// succeeded (or is already refunded).
+	CodeDepositNotRefundable = "deposit_not_refundable"
+	// CodeRefundExceedsDeposit (409, refund): more than the deposit has
+	// left to refund.
+	CodeRefundExceedsDeposit = "refund_exceeds_deposit"
 	// CodeRateLimited (429): too many requests; see Error.RetryAfter.
 	CodeRateLimited = "rate_limited"
 	// CodeRequestTooLarge (413): the body is over 64 KiB.
@@ -79,9 +90,9 @@ type Error struct {
 	// RetryAfter is the server's Retry-After (429 and 503), 0 if absent.
 	RetryAfter time.Duration
 	// Retried is true when an earlier attempt of the same call failed on
-	// the network, so the server may have processed that attempt. It
-	// matters for CreateWithdrawal: merchant_id_exists with Retried set
-	// most likely means the lost attempt created the withdrawal.
+	// the network or answered 503, so the server may have processed that
+	// attempt. CreateWithdrawal uses it: merchant_id_exists with Retried
+	// set may mean the lost attempt created the withdrawal.
 	Retried bool
 }
 

@@ -30,6 +30,8 @@ type ListParams struct {
 	Type, ResourceID string
 	// Balance transactions: "available" or "held".
 	Account string
+	// Refunds: those of one deposit.
+	DepositID string
 }
 
 // query encodes p as the list's query string.
@@ -57,6 +59,7 @@ func (p ListParams) query() string {
 	set("type", p.Type)
 	set("resource_id", p.ResourceID)
 	set("account", p.Account)
+	set("deposit_id", p.DepositID)
 	if len(q) == 0 {
 		return ""
 	}

@@ -117,6 +117,10 @@ type Deposit struct {
 	// ProviderTransactionID (H2H) is the normalized transaction ID after
 	// success, nil before.
 	ProviderTransactionID *string `json:"provider_transaction_id,omitempty"`
+
+	// RefundedAmount is the sum of the deposit's succeeded refunds
+	// ("0.00" when none); when it reaches Amount the status is refunded.
+	RefundedAmount string `json:"refunded_amount,omitempty"`
 }
 
 // IsTerminal reports whether the deposit can no longer change, so polling

@@ -20,6 +20,10 @@ const (
 	EventWithdrawCreated   = "withdraw.created"
 	EventWithdrawSucceeded = "withdraw.succeeded"
 	EventWithdrawFailed    = "withdraw.failed"
+	EventRefundCreated     = "refund.created"
+	EventRefundSucceeded   = "refund.succeeded"
+	EventRefundFailed      = "refund.failed"
+	EventDepositRefunded   = "deposit.refunded"
 )
 
 // MaxWebhookBytes bounds the webhook body VerifyWebhook reads; payd's

@@ -559,7 +559,12 @@ var statusOf = map[string]int{
 func (s *server) renderError(w http.ResponseWriter, r *http.Request, q *request, err error) {
 	var e *engine.Error
 	status, msg := http.StatusInternalServerError, translate(q.lang, "err_internal")
-	if errors.As(err, &e) && statusOf[e.Code] != 0 {
+	if engine.UnavailableError(err) != nil {
+		// No primary database for a moment (a failover): nothing to log per
+		// page, and nothing the operator or payer did wrong.
+		w.Header().Set("Retry-After", "2")
+		status, msg = http.StatusServiceUnavailable, translate(q.lang, "err_unavailable")
+	} else if errors.As(err, &e) && statusOf[e.Code] != 0 {
 		status, msg = statusOf[e.Code], e.Message
 		switch e.Code {
 		case engine.CodeNotFound:

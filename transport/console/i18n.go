@@ -57,6 +57,7 @@ var texts = map[string][2]string{
 	"err_not_found":        {"Not found.", "পাওয়া যায়নি।"},
 	"err_forbidden":        {"You may not do that.", "এটি করার অনুমতি নেই।"},
 	"err_internal":         {"Internal error. Try again; if it stays, tell the administrator.", "অভ্যন্তরীণ ত্রুটি। আবার চেষ্টা করুন।"},
+	"err_unavailable":      {"The database is unavailable for a moment. Try again in a few seconds.", "ডাটাবেস কিছুক্ষণের জন্য পাওয়া যাচ্ছে না। কয়েক সেকেন্ড পরে আবার চেষ্টা করুন।"},
 	"back":                 {"Back to the overview", "সারসংক্ষেপে ফিরুন"},
 	"organization":         {"Organization", "প্রতিষ্ঠান"},
 	"switch":               {"Show", "দেখান"},

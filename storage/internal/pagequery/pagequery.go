@@ -41,6 +41,16 @@ func Withdrawals(d Dialect, p engine.PageParams) (string, []any) {
 		eq{"provider_reference", p.ProviderTransactionID})
 }
 
+// Refunds returns the query of ListRefundsPage: one deposit's through
+// refunds_deposit_created, or all through refunds_organization_created.
+func Refunds(d Dialect, p engine.PageParams) (string, []any) {
+	idx := index{name: "refunds_organization_created"}
+	if p.DepositID != "" {
+		idx.name = "refunds_deposit_created"
+	}
+	return build(d, p, "refunds", schema.RefundColumns, idx, eq{"deposit_id", p.DepositID})
+}
+
 // Events returns the query of ListEventsPage.
 func Events(d Dialect, p engine.PageParams) (string, []any) {
 	idx := index{name: "events_organization_created"}

@@ -34,7 +34,7 @@ const (
 		redirect_url, payer_phone, metadata, status, action, checkout_token, checkout_url,
 		channel, operation, wallet_id, recipient_phone, recipient_name, qr_payload,
 		verification_state, attempts_used, failure_code, provider_transaction_id,
-	expires_at, created_at, updated_at`
+	expires_at, created_at, updated_at, refunded_amount, refund_reserved`
 	EventColumns   = `id, organization_id, type, resource_id, payload, created_at`
 	JournalColumns = `id, organization_id, kind, reference, memo, actor, created_at`
 	OrgColumns     = `id, name, deposits_enabled, h2h_enabled, withdrawals_enabled,
@@ -45,6 +45,9 @@ const (
 	min_amount, max_amount, daily_limit, enabled, last_assigned_at, created_at, live_until`
 	WebhookEndpointColumns = `id, organization_id, url, secret, previous_secret, previous_secret_expires_at,
 	enabled, disabled_reason, failing_since, created_at, updated_at`
+	RefundColumns = `id, organization_id, deposit_id, merchant_id, amount, amount_omitted, reason, metadata,
+		status, failure_code, failure_reason, deposit_h2h, step, provider_reference,
+	tries, next_run_at, lease_owner, leased_until, created_at, updated_at`
 	WithdrawalColumns = `id, organization_id, merchant_id, amount, commission, payment_method, account,
 		metadata, status, payout_step, provider_reference, failure_reason,
 	tries, next_run_at, lease_owner, leased_until, created_at, updated_at`
