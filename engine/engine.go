@@ -24,6 +24,7 @@
 //	latecredit.go    an operator's credit of a payment proven too late
 //	withdrawal.go    withdrawals and their payouts
 //	refund.go        refunds of deposits: the provider's Refunder, holds, the worker's steps
+//	hosttx.go        deposits and withdrawals created in the host's own transaction (HostTx)
 //	ledger.go        journals, balances, manual adjustments, the ledger check
 //	list.go          lists newest first by keyset, balance transactions, exports
 //	event.go         events, written with their deliveries in the change's transaction
