@@ -39,6 +39,13 @@ func (a *App) Run(ctx context.Context) error {
 		defer cancel()
 		checks.Go(func() { a.checkLedgerEvery(ctx, a.ledgerEvery) })
 	}
+	if a.background != nil {
+		var bg sync.WaitGroup
+		defer bg.Wait()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		bg.Go(func() { a.background.RunBackground(ctx) })
+	}
 	return a.Engine.Run(ctx)
 }
 

@@ -122,7 +122,27 @@ type (
 	// MigrationLiner is a provider that keeps tables of its own: their
 	// migration line, which New checks the store has applied.
 	MigrationLiner interface{ Migrations() engine.MigrationLine }
+	// Fallbacker is a provider that serves some methods itself and hands
+	// the rest to another (bkash.Provider): New also finds on the other
+	// its migration line and what it offers the HTTP layer.
+	Fallbacker interface{ Fallback() engine.Provider }
+	// CallbackServer is a provider whose network calls back (a payer sent
+	// back from the network's page): Handler serves Callbacks beside the
+	// hosted checkout, at the paths the provider gives the network.
+	CallbackServer interface{ Callbacks() http.Handler }
+	// BackgroundRunner is a provider with background work of its own
+	// (asking the network about payments): App.Run runs it.
+	BackgroundRunner interface{ RunBackground(context.Context) }
 )
+
+// withFallback is the provider and, when it has one, its fallback.
+func withFallback(p engine.Provider) []engine.Provider {
+	ps := []engine.Provider{p}
+	if f, ok := p.(Fallbacker); ok && f.Fallback() != nil {
+		ps = append(ps, f.Fallback())
+	}
+	return ps
+}
 
 // The sandbox is the transport's sandbox as it is.
 var _ transport.Sandbox = (*sandbox.Provider)(nil)
@@ -150,6 +170,7 @@ type App struct {
 	logger       *slog.Logger
 	ledgerEvery  time.Duration // <= 0: never
 	ledgerChecks *metrics.LedgerChecks
+	background   BackgroundRunner // nil: the provider has none
 
 	mount     string // PublicURL's path, which SetPublicURL keeps
 	setURL    []func(string)
@@ -243,8 +264,10 @@ func New(cfg Config) (*App, error) {
 	}
 	a.ledgerChecks = a.Metrics.WatchLedgerChecks()
 
-	if m, ok := cfg.Provider.(MigrationLiner); ok {
-		a.migrations = append(a.migrations, m.Migrations())
+	for _, p := range withFallback(cfg.Provider) {
+		if m, ok := p.(MigrationLiner); ok {
+			a.migrations = append(a.migrations, m.Migrations())
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -266,7 +289,12 @@ func New(cfg Config) (*App, error) {
 	if cfg.Webhooks == nil {
 		cfg.Webhooks = transport.NewWebhookClient(false)
 	}
-	inbox, _ := cfg.Provider.(*smsinbox.Provider)
+	var inbox *smsinbox.Provider
+	for _, p := range withFallback(cfg.Provider) {
+		if i, ok := p.(*smsinbox.Provider); ok {
+			inbox = i
+		}
+	}
 	if r, ok := cfg.Provider.(LiveWalletsRequirer); ok && r.RequireLiveWallets() {
 		ec.RequireLiveWallets = true
 	}
@@ -294,8 +322,10 @@ func New(cfg Config) (*App, error) {
 	a.watchDBHealth(cfg.Store)
 	tc := transport.Config{Engine: eng, Prefix: prefix, Mount: mount, Logger: cfg.Logger, RateLimits: cfg.RateLimits,
 		ObserveRequest: a.Metrics.ObserveRequest}
-	if sb, ok := cfg.Provider.(transport.Sandbox); ok {
-		tc.Sandbox = sb
+	for _, p := range withFallback(cfg.Provider) {
+		if sb, ok := p.(transport.Sandbox); ok {
+			tc.Sandbox = sb
+		}
 	}
 	cc := console.Config{Engine: eng, PublicURL: cfg.PublicURL, Mount: mount, Logger: cfg.Logger, TrustedProxies: cfg.TrustedProxies}
 	// The SMS inbox's operations take its own types, which transport and
@@ -306,8 +336,13 @@ func New(cfg Config) (*App, error) {
 		cc.Inbox = inboxConsole{inbox: inbox, eng: eng, silence: inbox.Silence()}
 	}
 	ch := console.New(cc)
+	tc.CompatPayURL = ch.PayURL
 	a.Console = ch.Console
 	a.Handler = withConsole(transport.NewHandler(tc), ch, prefix, !cfg.ConsoleApart)
+	if cs, ok := cfg.Provider.(CallbackServer); ok {
+		a.Handler = withCallbacks(a.Handler, cs.Callbacks())
+	}
+	a.background, _ = cfg.Provider.(BackgroundRunner)
 	a.setURL = append(a.setURL, ch.SetPublicURL)
 	if p, ok := cfg.Provider.(PublicURLSetter); ok {
 		a.setURL = append(a.setURL, p.SetPublicURL)
@@ -358,4 +393,22 @@ func (a *App) checkMigrations(ctx context.Context) error {
 		return c.CheckMigrations(ctx, a.migrations...)
 	}
 	return nil
+}
+
+// withCallbacks serves a provider's callbacks at the routes its handler
+// has (a handler that is no mux: everything under /callbacks/), and
+// everything else as before.
+func withCallbacks(h, callbacks http.Handler) http.Handler {
+	routes, ok := callbacks.(*http.ServeMux)
+	if !ok {
+		routes = http.NewServeMux()
+		routes.Handle("/callbacks/", callbacks)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := routes.Handler(r); pattern != "" {
+			routes.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -239,43 +239,9 @@ func (e *Engine) createDeposit(ctx context.Context, p CreateDepositParams, link 
 	}
 
 	now := e.now()
-	d = req
-	d.ID = NewID(PrefixDeposit, now)
-	d.Status = StatusPending
-	d.CheckoutToken = RandomToken(24)
-	d.CreatedAt, d.UpdatedAt = now, now
-	method, _ := LookupMethod(d.PaymentMethod)
-	instructions := d.CheckoutMode == CheckoutH2H && method.H2HAction == ActionDisplayInstructions
-	if instructions {
-		d.Action = ActionDisplayInstructions
-		d.Channel, d.Operation = method.Channel, method.Operation
-		d.VerificationState = VerificationAwaitingReference
-		d.ExpiresAt = now.Add(org.InstructionsWindow).Truncate(time.Second)
-	} else {
-		d.Action = ActionRedirect
-		d.Channel = method.Channel
-		d.VerificationState = VerificationProcessing
-		d.ExpiresAt = now.Add(org.RedirectWindow).Truncate(time.Second)
-		// The provider call may go over the network: never inside a
-		// transaction. A checkout opened for a request that then loses the
-		// merchant_id race is simply never visited.
-		checkout, err := e.provider.StartCheckout(ctx, CheckoutRequest{
-			DepositID: d.ID, OrganizationID: d.OrganizationID, Token: d.CheckoutToken,
-			Amount: d.Amount, PaymentMethod: d.PaymentMethod, ExpiresAt: d.ExpiresAt,
-		})
-		if errors.Is(err, ErrMethodUnavailable) {
-			return nil, false, Errorf(CodeMethodUnavailable, "payment_method: %s is temporarily unavailable", d.PaymentMethod)
-		} else if err != nil {
-			return nil, false, err
-		}
-		d.CheckoutURL = checkout.URL
-		if checkout.Operation != "" {
-			if checkout.Operation != method.CheckoutOperation {
-				return nil, false, fmt.Errorf("provider's checkout of %s is paid by %q, which the method's wallets are not", d.PaymentMethod, checkout.Operation)
-			}
-			d.Operation = checkout.Operation
-			method.Operation = checkout.Operation // the pool pickWallet draws from
-		}
+	d, method, err := e.newDeposit(ctx, req, org, now)
+	if err != nil {
+		return nil, false, err
 	}
 
 	// Creates share transactions (group commit, see txBatcher), ordered by
@@ -283,28 +249,7 @@ func (e *Engine) createDeposit(ctx context.Context, p CreateDepositParams, link 
 	key := d.OrganizationID + "/" + d.Channel + "/" + d.Operation
 	apiWrite := e.apiWrites.begin()
 	defer apiWrite() // also if the transaction panics
-	create := func(ctx context.Context, tx Tx, shared *sharedTx) error {
-		var l *PaymentLink
-		if link != nil {
-			var err error
-			if l, err = link.lock(ctx, tx, d.OrganizationID); err != nil {
-				return err
-			}
-		}
-		if d.Operation != "" {
-			w, err := pickWallet(ctx, tx, shared.pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
-			if e := (*Error)(nil); errors.As(err, &e) {
-				return refuse(err) // no wallet: nothing picked, nothing written
-			} else if err != nil {
-				return err
-			}
-			d.WalletID, d.RecipientPhone, d.RecipientName, d.QRPayload = w.ID, w.Phone, w.Name, w.QRPayload
-		}
-		if err := tx.CreateDeposit(ctx, d); err != nil || link == nil {
-			return err
-		}
-		return link.record(ctx, tx, l, d)
-	}
+	create := e.insertDeposit(d, method, now, link)
 	if link != nil {
 		// Not batched: the link's row lock is taken before the wallet
 		// pool's, which a batch of creates ordered by pool would not keep.
@@ -329,6 +274,80 @@ func (e *Engine) createDeposit(ctx context.Context, p CreateDepositParams, link 
 		return nil, false, err
 	}
 	return d, true, nil
+}
+
+// newDeposit completes req, validated, into the deposit to insert for org
+// at now: its ID, token, action, deadline and, for a redirect, the
+// provider's checkout. It writes nothing. method is the deposit's, with the
+// operation the provider's checkout is paid by.
+func (e *Engine) newDeposit(ctx context.Context, req *Deposit, org *Organization, now time.Time) (d *Deposit, method Method, err error) {
+	d = req
+	d.ID = NewID(PrefixDeposit, now)
+	d.Status = StatusPending
+	d.CheckoutToken = RandomToken(24)
+	d.CreatedAt, d.UpdatedAt = now, now
+	method, _ = LookupMethod(d.PaymentMethod)
+	instructions := d.CheckoutMode == CheckoutH2H && method.H2HAction == ActionDisplayInstructions
+	if instructions {
+		d.Action = ActionDisplayInstructions
+		d.Channel, d.Operation = method.Channel, method.Operation
+		d.VerificationState = VerificationAwaitingReference
+		d.ExpiresAt = now.Add(org.InstructionsWindow).Truncate(time.Second)
+	} else {
+		d.Action = ActionRedirect
+		d.Channel = method.Channel
+		d.VerificationState = VerificationProcessing
+		d.ExpiresAt = now.Add(org.RedirectWindow).Truncate(time.Second)
+		// The provider call may go over the network: never inside a
+		// transaction. A checkout opened for a request that then loses the
+		// merchant_id race is simply never visited.
+		checkout, err := e.provider.StartCheckout(ctx, CheckoutRequest{
+			DepositID: d.ID, OrganizationID: d.OrganizationID, Token: d.CheckoutToken,
+			Amount: d.Amount, PaymentMethod: d.PaymentMethod, ExpiresAt: d.ExpiresAt,
+		})
+		if errors.Is(err, ErrMethodUnavailable) {
+			return nil, Method{}, Errorf(CodeMethodUnavailable, "payment_method: %s is temporarily unavailable", d.PaymentMethod)
+		} else if err != nil {
+			return nil, Method{}, err
+		}
+		d.CheckoutURL = checkout.URL
+		if checkout.Operation != "" {
+			if checkout.Operation != method.CheckoutOperation {
+				return nil, Method{}, fmt.Errorf("provider's checkout of %s is paid by %q, which the method's wallets are not", d.PaymentMethod, checkout.Operation)
+			}
+			d.Operation = checkout.Operation
+			method.Operation = checkout.Operation // the pool pickWallet draws from
+		}
+	}
+
+	return d, method, nil
+}
+
+// insertDeposit is the transaction function that inserts d, picking its
+// wallet, and, with link, records it as the link's latest.
+func (e *Engine) insertDeposit(d *Deposit, method Method, now time.Time, link *linkOpen) batchFunc {
+	return func(ctx context.Context, tx Tx, shared *sharedTx) error {
+		var l *PaymentLink
+		if link != nil {
+			var err error
+			if l, err = link.lock(ctx, tx, d.OrganizationID); err != nil {
+				return err
+			}
+		}
+		if d.Operation != "" {
+			w, err := pickWallet(ctx, tx, shared.pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
+			if e := (*Error)(nil); errors.As(err, &e) {
+				return refuse(err) // no wallet: nothing picked, nothing written
+			} else if err != nil {
+				return err
+			}
+			d.WalletID, d.RecipientPhone, d.RecipientName, d.QRPayload = w.ID, w.Phone, w.Name, w.QRPayload
+		}
+		if err := tx.CreateDeposit(ctx, d); err != nil || link == nil {
+			return err
+		}
+		return link.record(ctx, tx, l, d)
+	}
 }
 
 func replay(existing, req *Deposit) (*Deposit, bool, error) {

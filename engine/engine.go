@@ -24,6 +24,7 @@
 //	latecredit.go    an operator's credit of a payment proven too late
 //	withdrawal.go    withdrawals and their payouts
 //	refund.go        refunds of deposits: the provider's Refunder, holds, the worker's steps
+//	hosttx.go        deposits and withdrawals created in the host's own transaction (HostTx)
 //	ledger.go        journals, balances, manual adjustments, the ledger check
 //	list.go          lists newest first by keyset, balance transactions, exports
 //	event.go         events, written with their deliveries in the change's transaction
@@ -36,6 +37,7 @@
 //	audit.go         the audit log of administrative actions
 //	operator.go      console operators: accounts, lockout, sessions
 //	paymentlink.go   payment links: an amount a payer pays through the checkout
+//	compat.go        the UddoktaPay-compatible checkout: its key, invoices (payment links), IPNs
 //	console.go       the console's searches, counts and wallet limits
 //	errors.go        the contract's error codes and the store's errors
 package engine

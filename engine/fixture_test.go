@@ -11,7 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/internal/mock"
+	"github.com/payd-engine/payd/paydmock"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/storage/sqlite"
@@ -19,8 +19,8 @@ import (
 
 // fakeProvider is a wallet network whose payments a test writes directly.
 type fakeProvider struct {
-	mock.Provider // its functions are the methods below
-	mu            sync.Mutex
+	paydmock.Provider // its functions are the methods below
+	mu                sync.Mutex
 	// payments are found by transaction ID alone, so a test can make the
 	// provider report a payment on another channel than the one asked.
 	payments map[string]*engine.ProviderTransaction

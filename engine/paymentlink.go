@@ -299,6 +299,9 @@ func (e *Engine) linkPaid(ctx context.Context, tx Tx, d *Deposit, now time.Time)
 	if err := tx.UpdatePaymentLink(ctx, l); err != nil {
 		return err
 	}
+	if err := e.compatPaid(ctx, tx, l, now); err != nil {
+		return err
+	}
 	if l.DepositID == "" || l.DepositID == d.ID {
 		return nil
 	}

@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/internal/mock"
+	"github.com/payd-engine/payd/paydmock"
 )
 
 // blockingProvider holds every lookup and payout send until the caller's
 // context ends, telling the test when a call started: the state a worker
 // is in, holding its lease, when its process is asked to stop.
-func blockingProvider(fake *fakeProvider, started chan string) *mock.Provider {
+func blockingProvider(fake *fakeProvider, started chan string) *paydmock.Provider {
 	p := fake.Provider
 	p.LookupTransactionFunc = func(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
 		started <- req.TransactionID

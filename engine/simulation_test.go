@@ -16,7 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/internal/mock"
+	"github.com/payd-engine/payd/paydmock"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/storage/sqlite"
@@ -319,13 +319,13 @@ type simPayout struct {
 // simProvider is the money network: the truth about payments and payouts,
 // told with timeouts, lag and stale answers.
 type simProvider struct {
-	mock.Provider // its functions are the methods below
-	clock         *clock.Mock
-	rng           *rand.Rand
-	on            bool // faults enabled
-	payments      map[string]*engine.ProviderTransaction
-	visible       map[string]time.Time // when a payment shows in lookups
-	payouts       map[string]*simPayout
+	paydmock.Provider // its functions are the methods below
+	clock             *clock.Mock
+	rng               *rand.Rand
+	on                bool // faults enabled
+	payments          map[string]*engine.ProviderTransaction
+	visible           map[string]time.Time // when a payment shows in lookups
+	payouts           map[string]*simPayout
 	// refunds are its refunds, kept as payouts to the payer by refund ID.
 	refunds  map[string]*simPayout
 	lastSeen *engine.ProviderTransaction // for late answers of another lookup

@@ -448,6 +448,38 @@ type Tx interface {
 	// updated_at.
 	// Returns ErrNotFound if l.ID does not exist.
 	UpdatePaymentLink(ctx context.Context, l *PaymentLink) error
+	// PutCompatKey stores an organization's compat key, replacing the one
+	// it had. Returns ErrDuplicate if another organization has the hash.
+	PutCompatKey(ctx context.Context, k *CompatKey) error
+	// DeleteCompatKey removes an organization's compat key; ErrNotFound
+	// when it has none.
+	DeleteCompatKey(ctx context.Context, organizationID string) error
+	// GetCompatKeyByHash returns the compat key whose hash is hash, or
+	// ErrNotFound.
+	GetCompatKeyByHash(ctx context.Context, hash []byte) (*CompatKey, error)
+	// GetCompatKey returns an organization's compat key, or ErrNotFound.
+	GetCompatKey(ctx context.Context, organizationID string) (*CompatKey, error)
+	// CreateCompatIPN inserts ipn. Returns ErrDuplicate if its invoice has
+	// one.
+	CreateCompatIPN(ctx context.Context, ipn *CompatIPN) error
+	// GetCompatIPN returns the IPN of a link, or ErrNotFound.
+	GetCompatIPN(ctx context.Context, linkID string) (*CompatIPN, error)
+	// LockCompatIPN is GetCompatIPN with the row locked until the
+	// transaction ends.
+	LockCompatIPN(ctx context.Context, linkID string) (*CompatIPN, error)
+	// ClaimDueCompatIPNs leases up to p.Limit pending IPNs that are due and
+	// not leased, earliest due first, skipping rows another transaction
+	// has locked.
+	ClaimDueCompatIPNs(ctx context.Context, p ClaimParams) ([]*CompatIPN, error)
+	// UpdateCompatIPN writes status, attempts, next attempt, lease, last
+	// outcome and updated_at. Returns ErrNotFound if it does not exist.
+	UpdateCompatIPN(ctx context.Context, ipn *CompatIPN) error
+	// CreateCompatInvoice inserts inv. Returns ErrDuplicate if its link
+	// has one.
+	CreateCompatInvoice(ctx context.Context, inv *CompatInvoice) error
+	// GetCompatInvoice returns the invoice of a link of organizationID, or
+	// ErrNotFound.
+	GetCompatInvoice(ctx context.Context, organizationID, linkID string) (*CompatInvoice, error)
 	// SearchDeposits returns up to p.Limit deposits matching every given
 	// filter of p, newest first, through an index of the most selective
 	// filter given (a transaction ID through attempts' (channel,

@@ -172,12 +172,25 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 	// transaction, where Postgres sends them in one round trip.
 	apiWrite := e.apiWrites.begin()
 	defer apiWrite() // also if the transaction panics
-	err = e.withdraws.inTxHinted(ctx, p.OrganizationID, w.MerchantID, func(ctx context.Context, tx Tx, shared *sharedTx) error {
+	err = e.withdraws.inTxHinted(ctx, p.OrganizationID, w.MerchantID, e.insertWithdrawal(w))
+	apiWrite()
+	if err != nil {
+		return nil, err
+	}
+	e.wakeWorkers()
+	return w, nil
+}
+
+// insertWithdrawal is the transaction function that creates w, validated,
+// under its organization's lock: the merchant_id and balance checks, the
+// withdrawal, withdraw.created and the hold.
+func (e *Engine) insertWithdrawal(w *Withdrawal) batchFunc {
+	return func(ctx context.Context, tx Tx, shared *sharedTx) error {
 		// The lock and the batch's reads under it, at once.
-		if err := shared.withdrawalGate(ctx, tx, p.OrganizationID); err != nil {
+		if err := shared.withdrawalGate(ctx, tx, w.OrganizationID); err != nil {
 			return err
 		}
-		org, err := shared.organization(ctx, tx, p.OrganizationID, true)
+		org, err := shared.organization(ctx, tx, w.OrganizationID, true)
 		if err != nil {
 			return err
 		}
@@ -224,13 +237,7 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 			OrganizationID: org.ID, Kind: JournalWithdrawalHold, Reference: w.ID, Memo: "withdrawal " + w.MerchantID,
 			Entries: []Entry{{AccountAvailable, w.Total().Neg()}, {AccountHeld, w.Total()}},
 		}, now)
-	})
-	apiWrite()
-	if err != nil {
-		return nil, err
 	}
-	e.wakeWorkers()
-	return w, nil
 }
 
 func errMerchantIDExists(id string) error {

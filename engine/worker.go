@@ -50,6 +50,9 @@ func (e *Engine) Run(ctx context.Context) error {
 		if _, err := e.startDeliveries(ctx); err != nil {
 			e.logBackgroundError(ctx, "webhooks", err)
 		}
+		if _, err := e.startCompatIPNs(ctx); err != nil {
+			e.logBackgroundError(ctx, "compat IPNs", err)
+		}
 		if busy {
 			continue // more may be due right away
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/internal/mock"
+	"github.com/payd-engine/payd/paydmock"
 )
 
 // gatedProvider holds each lookup until the test releases it, and says
@@ -40,7 +40,7 @@ func (p *gatedProvider) lookupTransaction(ctx context.Context, req engine.Lookup
 }
 
 // provider is the fake's Provider with the gated lookup.
-func (p *gatedProvider) provider() *mock.Provider {
+func (p *gatedProvider) provider() *paydmock.Provider {
 	q := p.fakeProvider.Provider
 	q.LookupTransactionFunc = p.lookupTransaction
 	return &q

@@ -115,6 +115,18 @@ func WithSMSInbox(cfg smsinbox.Config) Option {
 	}
 }
 
+// WithProvider makes the provider p, the host's own or a paydmock.Provider:
+// Rebuild and Restart keep it.
+func WithProvider(p engine.Provider) Option {
+	return func(c *payd.Config) { c.Provider = p }
+}
+
+// WithWebhooks makes w the webhook sender (a paydmock.WebhookClient, to see
+// the posts without a server).
+func WithWebhooks(w engine.WebhookClient) Option {
+	return func(c *payd.Config) { c.Webhooks = w }
+}
+
 // Open builds a payd over a new SQLite file in dir, behind a test HTTP
 // server, with the API under /api.
 // Its background work does not run until Run. Close stops it.

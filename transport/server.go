@@ -103,6 +103,10 @@ type Config struct {
 	// the raw path, which holds IDs and checkout tokens), its method,
 	// status and time.
 	ObserveRequest func(route, method string, status int, elapsed time.Duration)
+	// CompatPayURL, when set (and the engine has the compat side), mounts
+	// the UddoktaPay-compatible endpoints: it is the payer's page of an
+	// invoice (the console's payment-link page).
+	CompatPayURL func(token string) string
 }
 
 type server struct {
@@ -155,6 +159,7 @@ func NewHandler(cfg Config) http.Handler {
 		mux.Handle("POST /checkout/{token}/pay", s.handle(s.checkoutPay))
 		mux.Handle("POST /checkout/{token}/cancel", s.handle(s.checkoutCancel))
 	}
+	s.compatRoutes(mux, cfg.CompatPayURL)
 	if s.devices != nil {
 		s.route(mux, "/v1/devices/sms", map[string]handlerFunc{http.MethodPost: s.ingestSMS})
 		s.route(mux, "/v1/devices/heartbeat", map[string]handlerFunc{http.MethodPost: s.deviceHeartbeat})

@@ -157,3 +157,29 @@ func retryAfter(v string, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// PostIPN posts an UddoktaPay-style IPN: body with the given headers (the
+// compat key), through the same client, so the same destination rules
+// apply as to webhooks.
+func (c *WebhookClient) PostIPN(ctx context.Context, url string, header map[string]string, body []byte) engine.WebhookResult {
+	httpReq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return engine.WebhookResult{Err: err}
+	}
+	httpReq.Header.Set("Content-Type", "application/json")
+	httpReq.Header.Set("User-Agent", "payd-ipn/1")
+	for k, v := range header {
+		httpReq.Header.Set(k, v)
+	}
+	res, err := c.client.Do(httpReq)
+	if err != nil {
+		return engine.WebhookResult{Err: err}
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	result := engine.WebhookResult{StatusCode: res.StatusCode}
+	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable {
+		result.RetryAfter = retryAfter(res.Header.Get("Retry-After"), time.Now())
+	}
+	return result
+}

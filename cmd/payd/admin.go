@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/bkash"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
@@ -24,6 +25,8 @@ type adminCommand struct {
 	// refunds marks a command that asks the provider whether it can
 	// refund: it takes --provider, the one payd serve runs.
 	refunds bool
+	// bkash, instead of setup, declares a command of the bKash provider.
+	bkash func(fs *flag.FlagSet) func(ctx context.Context, p *bkash.Provider, eng *engine.Engine) (any, error)
 	// creates marks "payd admin init", the one admin command that creates
 	// a missing database; the others refuse to, so that a mistyped --db is
 	// an error and not a new empty database.
@@ -144,7 +147,10 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	var runCmd func(context.Context, *engine.Engine) (any, error)
 	var runInbox func(context.Context, *smsinbox.Provider) (any, error)
+	var runBkash func(context.Context, *bkash.Provider, *engine.Engine) (any, error)
 	switch {
+	case cmd.bkash != nil:
+		runBkash = cmd.bkash(fs)
 	case cmd.inbox != nil:
 		runInbox = cmd.inbox(fs)
 	case cmd.setup != nil:
@@ -212,6 +218,11 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case inbox != nil:
 		inbox.Attach(eng)
 		out, err = runInbox(ctx, inbox)
+	case runBkash != nil:
+		var p *bkash.Provider
+		if p, err = bkash.New(bkash.Config{Store: store, Keyring: keyring}); err == nil {
+			out, err = runBkash(ctx, p, eng)
+		}
 	case runCmd != nil:
 		out, err = runCmd(ctx, eng)
 	default:

@@ -19,6 +19,7 @@ import (
 
 	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/bkash"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/storage/postgres"
@@ -159,17 +160,17 @@ func isPostgres(dsn string) bool {
 }
 
 // openStore opens the database a DSN names and applies its migrations,
-// the store's own and both providers' lines (serve runs either provider,
-// and the admin commands reach both's tables): a postgres:// URL selects
+// the store's own and every provider's lines (serve runs any provider,
+// and the admin commands reach their tables): a postgres:// URL selects
 // Postgres, anything else is a SQLite file path.
 // Its error holds none of the DSN's passwords.
 func openStore(ctx context.Context, dsn string) (payd.Store, error) {
 	var store payd.Store
 	var err error
 	if isPostgres(dsn) {
-		store, err = postgres.Open(ctx, dsn, sandbox.Migrations(), smsinbox.Migrations())
+		store, err = postgres.Open(ctx, dsn, sandbox.Migrations(), smsinbox.Migrations(), bkash.Migrations())
 	} else {
-		store, err = sqlite.Open(ctx, dsn, sandbox.Migrations(), smsinbox.Migrations())
+		store, err = sqlite.Open(ctx, dsn, sandbox.Migrations(), smsinbox.Migrations(), bkash.Migrations())
 	}
 	if err != nil {
 		return nil, redactedError{text: redactPasswords(err.Error(), dsn), err: err}

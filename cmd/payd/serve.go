@@ -10,11 +10,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"strings"
 	"time"
 
 	payd "github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/provider/bkash"
 	"github.com/payd-engine/payd/provider/sandbox"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
@@ -48,6 +50,7 @@ flags:
 	logLevel := fs.String("log-level", env("PAYD_LOG_LEVEL", "info"), "debug, info, warn or error (env PAYD_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("PAYD_LOG_FORMAT", "text"), "text or json (env PAYD_LOG_FORMAT)")
 	provider := fs.String("provider", env("PAYD_PROVIDER", providerSandbox), "sandbox (test mode: no money moves) or smsinbox (real wallets proven by their phones' SMS; payouts by an operator) (env PAYD_PROVIDER)")
+	bkashAPI := fs.Bool("bkash-api", os.Getenv("PAYD_BKASH_API") != "false", "serve the bkash and bkash_merchant methods of organizations connected with payd admin bkash connect through bKash's tokenized checkout API; the rest stays on --provider (env PAYD_BKASH_API=false turns it off)")
 	smsSilence := fs.Duration("sms-silence", ev.duration("PAYD_SMS_SILENCE", 5*time.Minute), "smsinbox: how long a device may go without reporting before its wallets leave the recipient pool (env PAYD_SMS_SILENCE)")
 	smsGrace := fs.Duration("sms-grace", ev.duration("PAYD_SMS_GRACE", smsinbox.DefaultNotFoundGrace), "smsinbox: how long a submitted transaction ID waits for the SMS that proves it before its attempt fails transaction_not_found (env PAYD_SMS_GRACE)")
 	var sb sandbox.Config
@@ -126,6 +129,13 @@ flags:
 		}
 	default:
 		return fmt.Errorf("--provider must be %s or %s, got %q", providerSandbox, providerSMSInbox, *provider)
+	}
+	if *bkashAPI {
+		// Organizations connected with payd admin bkash connect pay their
+		// bkash methods through bKash's API; the rest stays on p.
+		if p, err = bkash.New(bkash.Config{Store: db.store, Keyring: db.keyring, Fallback: p, Logger: logger}); err != nil {
+			return err
+		}
 	}
 	a, err := payd.New(payd.Config{
 		Store: db.store, Keyring: db.keyring, Provider: p, PublicURL: *publicURL, APIPrefix: *apiPrefix, Logger: logger,

@@ -8,14 +8,14 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/internal/mock"
+	"github.com/payd-engine/payd/paydmock"
 )
 
 // fakeProvider is a money network whose answers the test writes into plain
 // maps, as the sandbox records payments a payer makes.
 type fakeProvider struct {
-	mock.Provider // its functions are the methods below
-	mu            sync.Mutex
+	paydmock.Provider // its functions are the methods below
+	mu                sync.Mutex
 	// payments are found by transaction ID alone, so the test can make the
 	// provider report a payment on another channel than the one asked.
 	payments map[string]engine.ProviderTransaction

@@ -120,6 +120,12 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"SearchDeposits", testSearchDeposits},
 			{"SearchWithdrawals", testSearchWithdrawals},
 		}},
+		{"Compat", []test{
+			{"Keys", testCompatKeys},
+			{"Invoices", testCompatInvoices},
+			{"IPNs", testCompatIPNs},
+			{"IPNClaimsConcurrent", testCompatIPNClaimsConcurrent},
+		}},
 		{"Lists", []test{
 			{"Deposits", testListDepositsPage},
 			{"Withdrawals", testListWithdrawalsPage},

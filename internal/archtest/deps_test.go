@@ -104,7 +104,7 @@ func TestDependenciesPointOneWay(t *testing.T) {
 			for _, d := range p.Deps {
 				// A package under engine/ may use its own sub-packages, never
 				// the engine above it: a helper that needs the engine lives
-				// outside engine/ (internal/mock).
+				// outside engine/ (paydmock).
 				if pkgs[d].Standard || under(d, strings.TrimPrefix(path, module+"/")) {
 					continue
 				}

@@ -126,6 +126,10 @@ type Handlers struct {
 // reached only once its listener exists.
 func (h *Handlers) SetPublicURL(u string) { h.s.setPublicURL(u) }
 
+// PayURL is the payer's page of a payment link's token (an invoice of the
+// UddoktaPay-compatible checkout is one).
+func (h *Handlers) PayURL(token string) string { return h.s.publicAt(PayPath + url.PathEscape(token)) }
+
 func (s *server) setPublicURL(u string) {
 	u = strings.TrimRight(u, "/")
 	s.publicURL.Store(&u)
@@ -211,6 +215,8 @@ var routes = []struct {
 	{"POST /console/devices/{id}/revoke", engine.RoleOwner, (*server).deviceRevoke},
 	{"POST /console/keys/{id}/rotate", engine.RoleOwner, (*server).keyRotate},
 	{"POST /console/keys/{id}/revoke", engine.RoleOwner, (*server).keyRevoke},
+	{"POST /console/compat/enable", engine.RoleOwner, (*server).compatEnable},
+	{"POST /console/compat/disable", engine.RoleOwner, (*server).compatDisable},
 }
 
 // routeRole is the least role of each route, by pattern.
@@ -264,6 +270,7 @@ func New(cfg Config) *Handlers {
 	pay := http.NewServeMux()
 	pay.Handle("GET /pay/{token}", s.page((*server).payPage, public))
 	pay.Handle("POST /pay/{token}", s.page((*server).pay, public))
+	pay.Handle("POST /pay/{token}/cancel", s.page((*server).payCancel, public))
 	pay.Handle("/pay/", s.page(func(*server, http.ResponseWriter, *http.Request, *request) error { return errNotFound }, public))
 	return &Handlers{Console: s.withClient(limitForms(mux)), Pay: s.withClient(s.limitPay(limitForms(pay))), s: s}
 }

@@ -769,6 +769,9 @@ type keysData struct {
 	Keys []*engine.APIKey
 	// Credentials are a new key's secrets, shown once.
 	Credentials *engine.APIKeyCredentials
+	// CompatHint ends the UddoktaPay-compatible key ("" when disabled);
+	// CompatKey is a new one, shown once.
+	CompatHint, CompatKey string
 }
 
 func (s *server) keys(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -779,6 +782,9 @@ func (s *server) renderKeys(w http.ResponseWriter, r *http.Request, q *request, 
 	if q.org != "" {
 		var err error
 		if data.Keys, err = s.eng.ListAPIKeys(r.Context(), q.org); err != nil {
+			return err
+		}
+		if data.CompatHint, err = s.eng.CompatKeyHint(r.Context(), q.org); err != nil {
 			return err
 		}
 	}
@@ -820,6 +826,29 @@ func (s *server) keyRevoke(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	return done(w, r, q, "/console/keys", "done_key_revoke")
+}
+
+// compatEnable issues the organization's UddoktaPay-compatible key
+// (replacing any), shown once.
+func (s *server) compatEnable(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.org == "" {
+		return errNotFound
+	}
+	key, err := s.eng.EnableCompat(q.ctx(r), q.org)
+	if err != nil {
+		return err
+	}
+	return s.renderKeys(w, r, q, keysData{CompatKey: key})
+}
+
+func (s *server) compatDisable(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.org == "" {
+		return errNotFound
+	}
+	if err := s.eng.DisableCompat(q.ctx(r), q.org); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/keys", "done_compat_disable")
 }
 
 // The audit log.
@@ -873,13 +902,19 @@ func (s *server) linkCreate(w http.ResponseWriter, r *http.Request, q *request) 
 	return s.renderLinks(w, r, q, linksData{Created: l})
 }
 
-// The payer's page of a payment link.
+// The payer's page of a payment link, and of an invoice of the
+// UddoktaPay-compatible checkout (a link with the merchant's return URLs):
+// once paid, it sends the payer back to the merchant with invoice_id.
 
 type payData struct {
 	State   *engine.PaymentLinkState
 	OrgName string
 	Methods []string
 	Error   string
+	// Invoice is set when the link is an invoice; Return is where its
+	// payer goes back with a form (return_type POST).
+	Invoice *engine.CompatInvoice
+	Return  string
 }
 
 func (s *server) payPage(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -887,15 +922,35 @@ func (s *server) payPage(w http.ResponseWriter, r *http.Request, q *request) err
 }
 
 func (s *server) renderPay(w http.ResponseWriter, r *http.Request, q *request, status int, msg string) error {
-	st, err := s.eng.GetPaymentLinkByToken(r.Context(), r.PathValue("token"))
+	token := r.PathValue("token")
+	st, err := s.eng.GetPaymentLinkByToken(r.Context(), token)
 	if err != nil {
 		return err
+	}
+	inv, err := s.eng.GetCompatInvoiceByLink(r.Context(), st.Link.OrganizationID, st.Link.ID)
+	if err != nil {
+		return err
+	}
+	data := payData{State: st, Methods: engine.RedirectMethodsFor(st.Link.Amount), Error: msg, Invoice: inv}
+	if inv != nil && st.Paid() {
+		if inv.ReturnType != engine.CompatReturnPOST {
+			http.Redirect(w, r, engine.CompatReturnURL(inv.RedirectURL, token), http.StatusSeeOther)
+			return nil
+		}
+		// A form the payer submits (no script): the page may post to the
+		// merchant's origin only.
+		data.Return = inv.RedirectURL
+		if u, err := url.Parse(inv.RedirectURL); err == nil {
+			csp := w.Header().Get("Content-Security-Policy")
+			w.Header().Set("Content-Security-Policy", strings.Replace(csp, "form-action 'self'", "form-action 'self' "+u.Scheme+"://"+u.Host, 1))
+		}
 	}
 	org, err := s.eng.GetOrganization(r.Context(), st.Link.OrganizationID)
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, q, status, "pay", "", payData{State: st, OrgName: org.Name, Methods: engine.DepositMethods(engine.CheckoutRedirect), Error: msg})
+	data.OrgName = org.Name
+	return s.render(w, r, q, status, "pay", "", data)
 }
 
 func (s *server) pay(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -911,5 +966,21 @@ func (s *server) pay(w http.ResponseWriter, r *http.Request, q *request) error {
 		return err
 	}
 	http.Redirect(w, r, d.CheckoutURL, http.StatusSeeOther)
+	return nil
+}
+
+// payCancel is an invoice's payer going back to the merchant's cancel_url
+// without paying; its open checkout ends.
+func (s *server) payCancel(w http.ResponseWriter, r *http.Request, q *request) error {
+	token := r.PathValue("token")
+	inv, err := s.eng.CancelCompatInvoice(r.Context(), token)
+	var e *engine.Error
+	if errors.As(err, &e) && e.Code != engine.CodeNotFound && statusOf[e.Code] != 0 {
+		return s.renderPay(w, r, q, statusOf[e.Code], e.Message)
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, engine.CompatReturnURL(inv.CancelURL, token), http.StatusSeeOther)
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
-	"github.com/payd-engine/payd/internal/mock"
+	"github.com/payd-engine/payd/paydmock"
 )
 
 // counts is what one operation cost.
@@ -37,7 +37,7 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 	}
 	var mu sync.Mutex
 	payments := map[string]*engine.ProviderTransaction{}
-	provider := &mock.Provider{
+	provider := &paydmock.Provider{
 		LookupTransactionFunc: func(_ context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
 			mu.Lock()
 			defer mu.Unlock()

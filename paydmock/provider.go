@@ -1,8 +1,4 @@
-// Package mock holds test doubles of the engine's ports with function
-// fields (WTF's mock package), for the engine's external tests and any
-// other package's. It lives outside engine/ because it imports the engine,
-// and nothing under engine/ imports anything of this module.
-package mock
+package paydmock
 
 import (
 	"context"
@@ -33,27 +29,27 @@ var (
 )
 
 func (p *Provider) StartCheckout(ctx context.Context, req engine.CheckoutRequest) (*engine.Checkout, error) {
-	must(p.StartCheckoutFunc != nil, "StartCheckoutFunc")
+	must(p.StartCheckoutFunc != nil, "Provider.StartCheckoutFunc")
 	return p.StartCheckoutFunc(ctx, req)
 }
 
 func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
-	must(p.LookupTransactionFunc != nil, "LookupTransactionFunc")
+	must(p.LookupTransactionFunc != nil, "Provider.LookupTransactionFunc")
 	return p.LookupTransactionFunc(ctx, req)
 }
 
 func (p *Provider) CheckPayoutMethod(ctx context.Context, method string) error {
-	must(p.CheckPayoutMethodFunc != nil, "CheckPayoutMethodFunc")
+	must(p.CheckPayoutMethodFunc != nil, "Provider.CheckPayoutMethodFunc")
 	return p.CheckPayoutMethodFunc(ctx, method)
 }
 
 func (p *Provider) SendPayout(ctx context.Context, req engine.PayoutRequest) (*engine.Payout, error) {
-	must(p.SendPayoutFunc != nil, "SendPayoutFunc")
+	must(p.SendPayoutFunc != nil, "Provider.SendPayoutFunc")
 	return p.SendPayoutFunc(ctx, req)
 }
 
 func (p *Provider) GetPayout(ctx context.Context, idempotencyKey string) (*engine.Payout, error) {
-	must(p.GetPayoutFunc != nil, "GetPayoutFunc")
+	must(p.GetPayoutFunc != nil, "Provider.GetPayoutFunc")
 	return p.GetPayoutFunc(ctx, idempotencyKey)
 }
 
@@ -66,6 +62,6 @@ func (p *Provider) NotFoundGrace() time.Duration {
 
 func must(set bool, field string) {
 	if !set {
-		panic("mock.Provider." + field + " is not set")
+		panic("paydmock." + field + " is not set")
 	}
 }

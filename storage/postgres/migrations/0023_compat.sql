@@ -1,0 +1,48 @@
+-- The UddoktaPay-compatible checkout (the contract's extension): an
+-- organization's compat key, which opens only those endpoints, and the
+-- invoices created through them. An invoice is a payment link (its token is
+-- the invoice's ID) with what the merchant's plugin sent alongside.
+
+-- One key per organization; enabling again replaces it. It is found by its
+-- SHA-256; the key itself is kept only sealed under the master key, since
+-- the IPN must carry it (UddoktaPay's plugins check it there).
+CREATE TABLE compat_keys (
+    organization_id TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES organizations (id),
+    hash            BYTEA   NOT NULL UNIQUE,
+    sealed          BYTEA   NOT NULL,
+    hint            TEXT    NOT NULL,
+    created_at      TIMESTAMPTZ NOT NULL
+);
+
+CREATE TABLE compat_invoices (
+    link_id         TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES payment_links (id),
+    organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id),
+    full_name       TEXT    NOT NULL,
+    email           TEXT    NOT NULL,
+    metadata        TEXT    NOT NULL,
+    redirect_url    TEXT    NOT NULL,
+    return_type     TEXT    NOT NULL,
+    cancel_url      TEXT    NOT NULL,
+    webhook_url     TEXT    NOT NULL,
+    created_at      TIMESTAMPTZ NOT NULL
+);
+
+-- The IPNs of paid invoices to post to their webhook_url, written with the
+-- payment and retried on the webhooks' schedule; times in the manner of
+-- 0004's deliveries (0 or the epoch for none).
+CREATE TABLE compat_ipns (
+    link_id          TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES compat_invoices (link_id),
+    organization_id  TEXT COLLATE "C" NOT NULL REFERENCES organizations (id),
+    status           TEXT    NOT NULL,
+    attempts         INTEGER NOT NULL,
+    next_attempt_at  TIMESTAMPTZ NOT NULL,
+    lease_owner      TEXT    NOT NULL,
+    leased_until     TIMESTAMPTZ NOT NULL,
+    last_status_code INTEGER NOT NULL,
+    last_error       TEXT    NOT NULL,
+    created_at       TIMESTAMPTZ NOT NULL,
+    updated_at       TIMESTAMPTZ NOT NULL
+);
+
+-- ClaimDueCompatIPNs: the pending ones by when they are due.
+CREATE INDEX compat_ipns_due ON compat_ipns (next_attempt_at, link_id) WHERE status = 'pending';
