@@ -195,7 +195,14 @@ func (p CreateRefundParams) validate() (*Refund, error) {
 			return nil, Invalid("amount", "must be greater than zero")
 		}
 	}
-	if err := checkMerchantID(p.MerchantID); err != nil {
+	// The contract bounds a refund's merchant_id in characters, not bytes.
+	switch n := utf8.RuneCountInString(p.MerchantID); {
+	case n == 0:
+		return nil, Invalid("merchant_id", "must be at least 1 character")
+	case n > maxMerchantIDLength:
+		return nil, Invalid("merchant_id", "must be at most 255 characters")
+	}
+	if err := checkText("merchant_id", p.MerchantID); err != nil {
 		return nil, err
 	}
 	r.MerchantID = p.MerchantID

@@ -2,9 +2,11 @@ package engine_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/payd-engine/payd/engine"
 )
@@ -178,4 +180,25 @@ func TestRefundSentOnceAfterLostAnswers(t *testing.T) {
 			t.Errorf("ledger differences %+v", diffs)
 		}
 	})
+}
+
+// TestRefundMerchantIDCountsCharacters: the contract bounds a refund's
+// merchant_id at 255 characters, not bytes, so a Bangla reference of 200
+// letters (600 bytes in UTF-8) is a valid one.
+func TestRefundMerchantIDCountsCharacters(t *testing.T) {
+	for _, c := range []struct {
+		id string
+		ok bool
+	}{
+		{strings.Repeat("ক", 200), true},
+		{strings.Repeat("ক", 255), true},
+		{strings.Repeat("ক", 256), false},
+		{strings.Repeat("a", 256), false},
+		{"", false},
+	} {
+		err := engine.CreateRefundParams{OrganizationID: "org_1", DepositID: "dep_1", MerchantID: c.id}.Validate()
+		if (err == nil) != c.ok {
+			t.Errorf("merchant_id of %d characters (%d bytes): %v, want ok=%v", utf8.RuneCountInString(c.id), len(c.id), err, c.ok)
+		}
+	}
 }
