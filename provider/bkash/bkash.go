@@ -205,8 +205,9 @@ func (p *Provider) Connect(ctx context.Context, orgID string, c Credentials) err
 	if err != nil {
 		return err
 	}
-	err = p.store.PutAccount(ctx, &Account{OrganizationID: orgID, Credentials: p.keyring.Seal(raw, sealContext("credentials", orgID)),
-		ConnectedAt: p.clock.Now().UTC().Truncate(time.Microsecond)})
+	// The audit entry names the URL, never a credential.
+	err = p.store.putAccount(ctx, &Account{OrganizationID: orgID, Credentials: p.keyring.Seal(raw, sealContext("credentials", orgID)),
+		ConnectedAt: p.now()}, p.auditEntry(ctx, AuditConnect, orgID, map[string]string{"base_url": strings.TrimRight(c.BaseURL, "/")}))
 	p.forget(orgID)
 	p.mu.Lock()
 	delete(p.failedUntil, orgID) // new credentials are tried at once
@@ -217,9 +218,39 @@ func (p *Provider) Connect(ctx context.Context, orgID string, c Credentials) err
 // Disconnect forgets an organization's credentials and token; false if
 // it had none.
 func (p *Provider) Disconnect(ctx context.Context, orgID string) (bool, error) {
-	ok, err := p.store.DeleteAccount(ctx, orgID)
+	ok, err := p.store.deleteAccount(ctx, orgID, p.auditEntry(ctx, AuditDisconnect, orgID, nil))
 	p.forget(orgID)
 	return ok, err
+}
+
+// Audit actions of Connect and Disconnect, with the actor of the context
+// (engine.WithActor).
+const (
+	AuditConnect    = "bkash.connect"
+	AuditDisconnect = "bkash.disconnect"
+)
+
+func (p *Provider) auditEntry(ctx context.Context, action, orgID string, details map[string]string) *engine.AuditEntry {
+	now := p.now()
+	return &engine.AuditEntry{ID: engine.NewID(engine.PrefixAudit, now), Actor: engine.ActorFrom(ctx), Action: action,
+		OrganizationID: orgID, Subject: orgID, Details: details, CreatedAt: now}
+}
+
+// BaseURL is the API URL an organization is connected to, or
+// ErrNotConnected.
+func (p *Provider) BaseURL(ctx context.Context, orgID string) (string, error) {
+	a, err := p.store.GetAccount(ctx, orgID)
+	if errors.Is(err, engine.ErrNotFound) {
+		return "", ErrNotConnected
+	}
+	if err != nil {
+		return "", err
+	}
+	s, err := p.open(a)
+	if err != nil {
+		return "", err
+	}
+	return s.creds.BaseURL, nil
 }
 
 // Connected reports whether an organization has credentials.

@@ -101,7 +101,13 @@ func (s SQLStore) read(ctx context.Context, fn func(tx engine.SQLTx) error) erro
 // PutAccount connects an organization, replacing its earlier connection
 // and dropping that one's token.
 func (s SQLStore) PutAccount(ctx context.Context, a *Account) error {
-	return s.write(ctx, func(tx engine.SQLTx) error {
+	return s.putAccount(ctx, a, nil)
+}
+
+// putAccount is PutAccount with audit, when not nil, appended in the same
+// transaction.
+func (s SQLStore) putAccount(ctx context.Context, a *Account, audit *engine.AuditEntry) error {
+	return s.writeAudited(ctx, audit, func(tx engine.SQLTx) error {
 		if _, err := tx.ExecSQL(ctx, `DELETE FROM bkash_accounts WHERE organization_id = $1`, a.OrganizationID); err != nil {
 			return err
 		}
@@ -113,13 +119,39 @@ func (s SQLStore) PutAccount(ctx context.Context, a *Account) error {
 
 // DeleteAccount disconnects an organization; false if it was not.
 func (s SQLStore) DeleteAccount(ctx context.Context, orgID string) (bool, error) {
+	return s.deleteAccount(ctx, orgID, nil)
+}
+
+// deleteAccount is DeleteAccount with audit, when not nil, appended in the
+// same transaction if there was a connection.
+func (s SQLStore) deleteAccount(ctx context.Context, orgID string, audit *engine.AuditEntry) (bool, error) {
 	var n int64
-	err := s.write(ctx, func(tx engine.SQLTx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, t engine.Tx) error {
+		tx, ok := t.(engine.SQLTx)
+		if !ok {
+			return fmt.Errorf("bkash: the store's Tx (%T) is not an engine.SQLTx", t)
+		}
 		var err error
-		n, err = tx.ExecSQL(ctx, `DELETE FROM bkash_accounts WHERE organization_id = $1`, orgID)
-		return err
+		if n, err = tx.ExecSQL(ctx, `DELETE FROM bkash_accounts WHERE organization_id = $1`, orgID); err != nil || n == 0 || audit == nil {
+			return err
+		}
+		return t.AppendAudit(ctx, audit)
 	})
 	return n > 0, err
+}
+
+// writeAudited is write with audit, when not nil, appended after fn.
+func (s SQLStore) writeAudited(ctx context.Context, audit *engine.AuditEntry, fn func(tx engine.SQLTx) error) error {
+	return s.store.InTx(ctx, func(ctx context.Context, t engine.Tx) error {
+		tx, ok := t.(engine.SQLTx)
+		if !ok {
+			return fmt.Errorf("bkash: the store's Tx (%T) is not an engine.SQLTx", t)
+		}
+		if err := fn(tx); err != nil || audit == nil {
+			return err
+		}
+		return t.AppendAudit(ctx, audit)
+	})
 }
 
 // GetAccount returns an organization's connection or engine.ErrNotFound.
