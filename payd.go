@@ -335,6 +335,9 @@ func New(cfg Config) (*App, error) {
 		tc.Devices = inboxDevices{inbox}
 		cc.Inbox = inboxConsole{inbox: inbox, eng: eng, silence: inbox.Silence()}
 	}
+	if b := findBkash(cfg.Provider); b != nil {
+		cc.Bkash = bkashConsole{b}
+	}
 	ch := console.New(cc)
 	tc.CompatPayURL = ch.PayURL
 	a.Console = ch.Console

@@ -15,7 +15,8 @@
 // may do is the routes table's (a refusal is 403).
 //
 // The console imports the engine and no provider or store: the SMS inbox's
-// operations reach it through Inbox, which the wiring adapts.
+// operations reach it through Inbox, and the bKash provider's through
+// Bkash, which the wiring adapts.
 package console
 
 import (
@@ -50,6 +51,9 @@ type Config struct {
 	// Inbox, when set, shows the SMS inbox's pages and the manual payout
 	// queue.
 	Inbox Inbox
+	// Bkash, when set, lets an owner connect the organization to bKash's
+	// API from the keys page.
+	Bkash Bkash
 	// PublicURL is where payers reach payd's handler, the path it is
 	// mounted under included: payment links and their return pages are
 	// under it. An https one also makes every cookie of the console Secure
@@ -93,6 +97,7 @@ const (
 type server struct {
 	eng   *engine.Engine
 	inbox Inbox
+	bkash Bkash
 	// publicURL is Config.PublicURL without its trailing slash; httpsURL:
 	// it is https.
 	publicURL atomic.Pointer[string]
@@ -217,6 +222,8 @@ var routes = []struct {
 	{"POST /console/keys/{id}/revoke", engine.RoleOwner, (*server).keyRevoke},
 	{"POST /console/compat/enable", engine.RoleOwner, (*server).compatEnable},
 	{"POST /console/compat/disable", engine.RoleOwner, (*server).compatDisable},
+	{"POST /console/bkash/connect", engine.RoleOwner, (*server).bkashConnect},
+	{"POST /console/bkash/disconnect", engine.RoleOwner, (*server).bkashDisconnect},
 }
 
 // routeRole is the least role of each route, by pattern.
@@ -237,7 +244,7 @@ var routeRole = func() map[string]string {
 
 // New returns the console's handlers.
 func New(cfg Config) *Handlers {
-	s := &server{eng: cfg.Engine, inbox: cfg.Inbox, mount: strings.TrimRight(cfg.Mount, "/"), logger: cfg.Logger, now: cfg.Now}
+	s := &server{eng: cfg.Engine, inbox: cfg.Inbox, bkash: cfg.Bkash, mount: strings.TrimRight(cfg.Mount, "/"), logger: cfg.Logger, now: cfg.Now}
 	s.setPublicURL(cfg.PublicURL)
 	if s.logger == nil {
 		s.logger = slog.Default()

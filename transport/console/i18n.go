@@ -191,6 +191,21 @@ var texts = map[string][2]string{
 	"done_key_revoke":      {"The key is revoked.", "কী বাতিল।"},
 	"logged_in_as":         {"%s (%s)", "%s (%s)"},
 	"platform":             {"all organizations", "সব প্রতিষ্ঠান"},
+
+	// The keys page's bKash card.
+	"bkash_api":              {"bKash tokenized checkout API", "বিকাশ টোকেনাইজড চেকআউট API"},
+	"bkash_connected":        {"Connected", "সংযুক্ত"},
+	"bkash_off":              {"Not connected.", "সংযুক্ত নয়।"},
+	"bkash_app_key":          {"App key", "অ্যাপ কী"},
+	"bkash_app_secret":       {"App secret", "অ্যাপ সিক্রেট"},
+	"bkash_username":         {"Username", "ইউজারনেম"},
+	"bkash_password":         {"Password", "পাসওয়ার্ড"},
+	"bkash_base_url":         {"Base URL (optional)", "বেস URL (ঐচ্ছিক)"},
+	"bkash_base_url_default": {"bKash's production API", "বিকাশের প্রোডাকশন API"},
+	"bkash_connect":          {"Connect", "সংযুক্ত করুন"},
+	"bkash_disconnect":       {"Disconnect", "বিচ্ছিন্ন করুন"},
+	"done_bkash_connect":     {"Connected to bKash's API.", "বিকাশের API-তে সংযুক্ত।"},
+	"done_bkash_disconnect":  {"Disconnected from bKash's API.", "বিকাশের API থেকে বিচ্ছিন্ন।"},
 }
 
 // translate returns the text of key in lang, formatted with args; an

@@ -772,6 +772,8 @@ type keysData struct {
 	// CompatHint ends the UddoktaPay-compatible key ("" when disabled);
 	// CompatKey is a new one, shown once.
 	CompatHint, CompatKey string
+	// Bkash is the bKash card (nil without the bKash provider).
+	Bkash *bkashData
 }
 
 func (s *server) keys(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -786,6 +788,13 @@ func (s *server) renderKeys(w http.ResponseWriter, r *http.Request, q *request, 
 		}
 		if data.CompatHint, err = s.eng.CompatKeyHint(r.Context(), q.org); err != nil {
 			return err
+		}
+		if s.bkash != nil {
+			u, err := s.bkash.BkashConnection(r.Context(), q.org)
+			if err != nil {
+				return err
+			}
+			data.Bkash = &bkashData{Connected: u != "", BaseURL: u}
 		}
 	}
 	return s.render(w, r, q, http.StatusOK, "keys", "keys", data)

@@ -732,6 +732,8 @@ func TestConsoleRoleTable(t *testing.T) {
 		"POST /console/devices/{id}/rotate": true,
 		"POST /console/devices/{id}/revoke": true,
 		"POST /console/sms/anchor":          true,
+		"POST /console/bkash/connect":       true,
+		"POST /console/bkash/disconnect":    true,
 	}
 	for pattern, role := range console.RouteRoles() {
 		switch {
