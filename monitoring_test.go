@@ -10,17 +10,27 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/payd-engine/payd"
+	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
+// healthStore is a store that keeps a DBHealth, as storage/postgres does:
+// payd exports the database-availability series only for such a store.
+type healthStore struct{ payd.Store }
+
+func (healthStore) DBHealth() engine.DBHealth { return engine.DBHealth{} }
+
 // exportedMetrics are the names every series payd can export may have,
-// read from the descriptors of a sandbox payd's and an SMS inbox payd's
+// read from the descriptors of a sandbox payd's, an SMS inbox payd's and
+// (for the Postgres-only series) a payd on a store with DB health's
 // registries (a series appears in a scrape only once it has a value).
 func exportedMetrics(t *testing.T) map[string]bool {
 	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
 	names := map[string]bool{}
-	for _, opts := range [][]paydtest.Option{nil, {paydtest.WithSMSInbox(smsinbox.Config{})}} {
+	withHealth := func(c *payd.Config) { c.Store = healthStore{c.Store} }
+	for _, opts := range [][]paydtest.Option{nil, {paydtest.WithSMSInbox(smsinbox.Config{})}, {withHealth}} {
 		s := paydtest.MustOpen(t, opts...)
 		ch := make(chan *prometheus.Desc)
 		go func() { s.Metrics.Registry.Describe(ch); close(ch) }()
@@ -47,7 +57,7 @@ var metricName = regexp.MustCompile(`\b(?:payd|go|process)_[a-z0-9_]+\b`)
 // than in an operator's silent alert.
 func TestMonitoringDocsNameExistingMetrics(t *testing.T) {
 	exported := exportedMetrics(t)
-	for _, want := range []string{"payd_http_requests_total", "payd_queue_items", "payd_sms_device_silence_seconds", "go_goroutines"} {
+	for _, want := range []string{"payd_http_requests_total", "payd_queue_items", "payd_sms_device_silence_seconds", "payd_db_unavailable_seconds", "go_goroutines"} {
 		if !exported[want] {
 			t.Fatalf("the registry's descriptors lack %s: %v", want, exported)
 		}

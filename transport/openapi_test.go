@@ -6,13 +6,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydtest"
 	"github.com/payd-engine/payd/provider/sandbox"
@@ -399,6 +404,34 @@ func TestOpenAPI(t *testing.T) {
 		doc.record(http.MethodPost, gateway, res.Status, res.Body)
 	}
 
+	// The UddoktaPay-compatible endpoints (payd's extension, compat.go):
+	// their answers, errors included, are UddoktaPay's shapes.
+	corg, other := h.newCompatOrg(), h.newCompatOrg()
+	const checkoutV2, verifyPayment = "/checkout-v2", "/verify-payment"
+	compat := func(tmpl, key, body string, want int) *response {
+		t.Helper()
+		if want < 300 {
+			doc.request(http.MethodPost, tmpl, body)
+		}
+		res := h.compat(strings.TrimPrefix(tmpl, "/"), key, body)
+		if res.Status != want {
+			t.Fatalf("POST %s: %d, want %d: %s", tmpl, res.Status, want, res.Body)
+		}
+		doc.record(http.MethodPost, tmpl, res.Status, res.Body)
+		return res
+	}
+	inv := invoiceOf(t, compat(checkoutV2, corg.compatKey, compatCheckoutBody("100"), 200))
+	compat(checkoutV2, corg.compatKey, strings.Replace(compatCheckoutBody(`"250.50"`), `{"order_id":"42"}`, `[]`, 1), 200)
+	compat(checkoutV2, corg.compatKey, compatCheckoutBody("10.001"), 400)
+	compat(checkoutV2, corg.APIKey, compatCheckoutBody("100"), 401)
+	compat(checkoutV2, "", compatCheckoutBody("100"), 401)
+	compat(checkoutV2, corg.compatKey, `{"amount":"100","metadata":{"pad":"`+strings.Repeat("x", 64<<10)+`"}}`, 413)
+	compat(verifyPayment, corg.compatKey, `{"invoice_id":"`+inv+`"}`, 200)
+	compat(verifyPayment, corg.compatKey, `{}`, 400)
+	compat(verifyPayment, corg.compatKey, `{"invoice_id":"plink_none"}`, 404)
+	compat(verifyPayment, other.compatKey, `{"invoice_id":"`+inv+`"}`, 404)
+	compat(verifyPayment, org.APIKey, `{"invoice_id":"`+inv+`"}`, 401)
+
 	// Every operation of the document was exercised, with a success and
 	// (but for the document itself) an error.
 	var missing []string
@@ -449,6 +482,19 @@ func TestOpenAPIDocument(t *testing.T) {
 				if status[0] != '4' && status[0] != '5' {
 					continue
 				}
+				// The UddoktaPay-compatible endpoints answer errors in
+				// UddoktaPay's shape, and only those.
+				if slices.Contains(op["tags"].([]any), any("uddoktapay")) {
+					if err := doc.v.validateJSON(schema, []byte(`{"status":false,"message":"amount: is required"}`)); err != nil {
+						t.Fatalf("%s %s %s: %v", method, tmpl, status, err)
+					}
+					for _, other := range []string{`{"error":{"code":"unauthorized","message":"x"}}`, `{"status":true,"message":"x"}`} {
+						if err := doc.v.validateJSON(schema, []byte(other)); err == nil {
+							t.Fatalf("%s %s %s: the error schema accepts %s", method, tmpl, status, other)
+						}
+					}
+					continue
+				}
 				// An error response is an envelope whose codes are all
 				// among those of the Error schema, and nothing else.
 				target, err := doc.v.resolve(schema.(map[string]any)["$ref"].(string))
@@ -481,5 +527,83 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	if err := doc.v.checkKeywords(doc.doc["paths"], "paths"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// downStore fails every transaction with engine.ErrUnavailable while down,
+// as a store whose database has no writable primary.
+type downStore struct {
+	payd.Store
+	down atomic.Bool
+}
+
+func (s *downStore) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	if s.down.Load() {
+		return fmt.Errorf("test: no primary: %w", engine.ErrUnavailable)
+	}
+	return s.Store.InTx(ctx, fn)
+}
+
+func (s *downStore) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
+	if s.down.Load() {
+		return fmt.Errorf("test: no primary: %w", engine.ErrUnavailable)
+	}
+	return s.Store.ReadTx(ctx, fn)
+}
+
+// TestOpenAPIDatabaseUnavailable: while no writable primary is reachable,
+// every documented operation but the document itself answers a 503 the
+// document lists (database_unavailable, or the compat endpoints' shape),
+// with Retry-After.
+func TestOpenAPIDatabaseUnavailable(t *testing.T) {
+	var store, inboxStore *downStore
+	h := newHarness(t, func(c *payd.Config) { store = &downStore{Store: c.Store}; c.Store = store })
+	ih := newHarness(t, paydtest.WithSMSInbox(smsinbox.Config{Silence: 5 * time.Minute}),
+		func(c *payd.Config) { inboxStore = &downStore{Store: c.Store}; c.Store = inboxStore })
+	doc := loadAPIDoc(t, h.URL+"/api/openapi.json")
+	org := h.newCompatOrg()
+	iorg := ih.NewOrg(engine.OrganizationSettings{})
+	token := ih.addDevice(iorg, ih.AddWallet(iorg, "bkash", "cash_out", "01811111111", "Agent").ID)
+	store.down.Store(true)
+	inboxStore.down.Store(true)
+	for tmpl, item := range doc.doc["paths"].(map[string]any) {
+		if tmpl == "/openapi.json" {
+			continue
+		}
+		for method := range item.(map[string]any) {
+			method = strings.ToUpper(method)
+			req := request{Method: method, Path: "/api" + strings.ReplaceAll(tmpl, "{id}", "dep_00000000000000000000000000"), APIKey: org.APIKey, Sign: true}
+			server, o := h, org.testOrg
+			switch {
+			case strings.HasPrefix(tmpl, "/v1/devices/"):
+				server, o, req.APIKey, req.Sign = ih, iorg, token, false
+			case tmpl == "/checkout-v2" || tmpl == "/verify-payment":
+				req.APIKey, req.Sign = "", false
+				req.Header = map[string]string{"RT-UDDOKTAPAY-API-KEY": org.compatKey}
+			}
+			if method == http.MethodPost {
+				req.Body = `{}`
+			}
+			res := server.Do(o, req)
+			if res.Status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+				t.Errorf("%s %s: %d Retry-After %q: %s", method, tmpl, res.Status, res.Header.Get("Retry-After"), res.Body)
+				continue
+			}
+			doc.record(method, tmpl, res.Status, res.Body)
+			if !strings.HasPrefix(tmpl, "/checkout-v2") && !strings.HasPrefix(tmpl, "/verify-payment") && res.ErrorCode() != engine.CodeDatabaseUnavailable {
+				t.Errorf("%s %s: %s, want %s", method, tmpl, res.Body, engine.CodeDatabaseUnavailable)
+			}
+		}
+	}
+	n := 0
+	for key, statuses := range doc.seen {
+		if statuses[http.StatusServiceUnavailable] {
+			n++
+		} else if key != "GET /openapi.json" {
+			t.Errorf("%s: no 503 seen", key)
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d operations answered 503", n)
 	}
 }
