@@ -131,13 +131,19 @@ func joinIDs[T any](rows []T, id func(T) string) string {
 	return strings.Join(out, ",")
 }
 
-// assertEqual compares values field by field: decimals by value, times with
-// Equal, and a nil slice or map as equal to an empty one.
-func assertEqual(t *testing.T, got, want any) {
+// AssertEqual compares values field by field: decimals by value, times with
+// Equal, and a nil slice or map as equal to an empty one. The providers'
+// store suites compare rows with it too.
+func AssertEqual(t testing.TB, got, want any) {
 	t.Helper()
 	if diff := diff(reflect.ValueOf(got), reflect.ValueOf(want), ""); diff != "" {
 		t.Errorf("mismatch:%s", diff)
 	}
+}
+
+func assertEqual(t *testing.T, got, want any) {
+	t.Helper()
+	AssertEqual(t, got, want)
 }
 
 var (
