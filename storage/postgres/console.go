@@ -141,7 +141,10 @@ func (t *tx) SearchDeposits(ctx context.Context, p engine.SearchDepositsParams) 
 	}
 	w.eq("deposits.organization_id", p.OrganizationID)
 	w.eq("deposits.merchant_id", p.MerchantID)
-	w.eq("deposits.payer_phone", p.PayerPhone)
+	if p.PayerPhone != "" {
+		// deposits_organization_phone holds only deposits with a phone.
+		w.add("deposits.payer_phone = ? AND deposits.payer_phone <> ''", p.PayerPhone)
+	}
 	w.eq("deposits.status", p.Status)
 	if !p.From.IsZero() {
 		w.add("deposits.created_at >= ?", p.From)

@@ -504,7 +504,9 @@ func (t *tx) LockDeposit(ctx context.Context, id string) (*engine.Deposit, error
 // under LockDeposit), so two sweepers never expire the same deposit. At
 // READ COMMITTED a row changed since the statement's snapshot is checked
 // again as it is now before it is locked: a deposit that stopped being
-// pending is left out. It walks the deposits_status_expires index.
+// pending is left out. It walks the partial index deposits_expirable,
+// whose condition the query spells (a parameter would not match it in a
+// generic plan).
 func (t *tx) ListExpirableDeposits(ctx context.Context, now time.Time, limit int) ([]*engine.Deposit, error) {
 	if limit <= 0 {
 		return nil, nil
@@ -513,11 +515,12 @@ func (t *tx) ListExpirableDeposits(ctx context.Context, now time.Time, limit int
 	if !t.readOnly {
 		lock = ` FOR NO KEY UPDATE SKIP LOCKED`
 	}
-	return queryList(ctx, t, scanDeposit, `SELECT `+depositColumns+` FROM deposits
-		WHERE status = $1 AND expires_at <= $2
-		ORDER BY expires_at, id LIMIT $3`+lock,
-		engine.StatusPending, now, limit)
+	return queryList(ctx, t, scanDeposit, expirableQuery+lock, now, limit)
 }
+
+const expirableQuery = `SELECT ` + depositColumns + ` FROM deposits
+	WHERE status = '` + engine.StatusPending + `' AND expires_at <= $1
+	ORDER BY expires_at, id LIMIT $2`
 
 func (t *tx) GetMasterKeyCheck(ctx context.Context) ([]byte, error) {
 	var sealed []byte
