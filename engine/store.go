@@ -45,7 +45,8 @@ type ConcurrentWriter interface {
 
 // JournalsCreator is implemented by a Tx that writes several journals in
 // fewer statements than a CreateJournal each: the journals that the
-// functions of a shared transaction queued (see sharedTx, issue 18).
+// functions of a shared transaction queued (see sharedTx), so a batch's journals cost a few statements, not a
+// few per journal.
 type JournalsCreator interface {
 	// CreateJournals is CreateJournal of each of js, in order, in the
 	// caller's transaction: journals, entries, and balance rows, each
@@ -395,7 +396,7 @@ type Tx interface {
 	CountDisabledWebhookEndpoints(ctx context.Context) (int, error)
 
 	// Operator console: operators, their sessions, payment links, and the
-	// console's searches (issue 22).
+	// console's searches.
 
 	// CreateOperator inserts op. Returns ErrDuplicate if its ID or email
 	// exists.
@@ -494,7 +495,7 @@ type Tx interface {
 	// CountWithdrawalsSince is CountDepositsSince for withdrawals.
 	CountWithdrawalsSince(ctx context.Context, organizationID string, since time.Time) (map[string]int, error)
 
-	// Lists (issue 20): one keyset page of an organization's rows, newest
+	// Lists: one keyset page of an organization's rows, newest
 	// first after p.After (or oldest first after p.Before), up to p.Limit,
 	// only p.OrganizationID's, matching p's filters. Each is an index range
 	// scan in the list's order, so a page costs the same at any history
