@@ -159,3 +159,82 @@ func TestPatterns(t *testing.T) {
 		}
 	}
 }
+
+// mdLink is a Markdown link or image target: ](target) or ](target "title").
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
+
+// TestLinksResolve: every relative link of a Markdown file names a file or
+// directory of the repository, and its #fragment a heading of that page,
+// so that moving a section between pages cannot leave a reader at a dead
+// end.
+func TestLinksResolve(t *testing.T) {
+	headings := map[string]map[string]bool{}
+	anchorsOf := func(path string) map[string]bool {
+		if h, ok := headings[path]; ok {
+			return h
+		}
+		h := map[string]bool{}
+		b, err := os.ReadFile(path)
+		if err == nil {
+			fence := false
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(line, "```") {
+					fence = !fence
+				}
+				if !fence && strings.HasPrefix(line, "#") {
+					h[slug(strings.TrimLeft(line, "#"))] = true
+				}
+			}
+		}
+		headings[path] = h
+		return h
+	}
+	walk(t, func(rel, path string) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fence := false
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				fence = !fence
+			}
+			if fence {
+				continue
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				file, frag, _ := strings.Cut(target, "#")
+				dest := path
+				if file != "" {
+					dest = filepath.Join(filepath.Dir(path), filepath.FromSlash(file))
+					if _, err := os.Stat(dest); err != nil {
+						t.Errorf("%s:%d links to %s, which does not exist", rel, i+1, target)
+						continue
+					}
+				}
+				if frag != "" && strings.HasSuffix(dest, ".md") && !anchorsOf(dest)[frag] {
+					t.Errorf("%s:%d links to %s, a heading that page does not have", rel, i+1, target)
+				}
+			}
+		}
+	}, ".md")
+}
+
+// slug is GitHub's anchor of a heading: lower case, punctuation dropped,
+// spaces as hyphens.
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
