@@ -191,6 +191,7 @@ func TestDocCommands(t *testing.T) {
 	}
 	for _, p := range pages {
 		t.Run(strings.TrimSuffix(p.rel, ".md"), func(t *testing.T) {
+			t.Parallel() // each page has its own directory and ports
 			runPage(t, bin, p.rel, p.blocks)
 		})
 	}
