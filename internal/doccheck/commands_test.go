@@ -32,7 +32,9 @@ import (
 //	                         anything
 //	<!-- ci: go Example_x file_test.go -->
 //	                         every line of the next ```go block is a line
-//	                         of that compiled example, in the same order
+//	                         of that compiled example (or function), in the
+//	                         same order; with * for the name, a line of
+//	                         that file anywhere
 //
 // Each page runs in a new temporary directory that stands in for the
 // checkout, with payd and the example programs built into it beforehand:
@@ -40,7 +42,7 @@ import (
 // `go run ./examples/x` runs the built ./x. Every 127.0.0.1 or localhost
 // port a page names becomes a free one, the same throughout the page (and
 // payd serve's default, 8080, through PAYD_ADDR).
-var marker = regexp.MustCompile(`^<!-- ci: (run|background|output|go (\w+) (\S+)) -->$`)
+var marker = regexp.MustCompile(`^ *<!-- ci: (run|background|output|go (\w+|\*) (\S+)) -->$`)
 
 // block is one marked fenced block of a page.
 type block struct {
@@ -73,19 +75,25 @@ func markedBlocks(t *testing.T, rel, path string) []block {
 		case strings.HasPrefix(kind, "go "):
 			kind, want = "go", "```go"
 		}
-		if i+1 >= len(lines) || lines[i+1] != want {
+		// A block in a list item is indented as its marker is.
+		indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " "))]
+		if i+1 >= len(lines) || lines[i+1] != indent+want {
 			t.Errorf("%s:%d: a %q marker must be followed by a %s block", rel, i+1, kind, want)
 			continue
 		}
 		end := i + 2
-		for end < len(lines) && lines[end] != "```" {
+		for end < len(lines) && lines[end] != indent+"```" {
 			end++
 		}
 		if end == len(lines) {
 			t.Errorf("%s:%d: the block never ends", rel, i+2)
 			continue
 		}
-		out = append(out, block{kind: kind, line: i + 2, text: strings.Join(lines[i+2:end], "\n"), example: m[2], file: m[3]})
+		var text []string
+		for _, l := range lines[i+2 : end] {
+			text = append(text, strings.TrimPrefix(l, indent))
+		}
+		out = append(out, block{kind: kind, line: i + 2, text: strings.Join(text, "\n"), example: m[2], file: m[3]})
 		i = end
 	}
 	return out
@@ -104,6 +112,15 @@ func TestDocsGoBlocksAreExamples(t *testing.T) {
 			src, err := os.ReadFile(filepath.Join(filepath.Dir(path), filepath.FromSlash(b.file)))
 			if err != nil {
 				t.Errorf("%s:%d: %v", rel, b.line, err)
+				continue
+			}
+			if b.example == "*" {
+				all := fileLines(string(src))
+				for k, l := range strings.Split(b.text, "\n") {
+					if l = strings.TrimSpace(l); l != "" && !all[l] {
+						t.Errorf("%s:%d: %q is not a line of %s", rel, b.line+k, l, b.file)
+					}
+				}
 				continue
 			}
 			body := exampleBody(string(src), b.example)
@@ -133,9 +150,13 @@ func TestDocsGoBlocksAreExamples(t *testing.T) {
 	}
 }
 
-// exampleBody returns the trimmed lines of func name in src.
+// exampleBody returns the trimmed lines of func (or method) name in src.
 func exampleBody(src, name string) []string {
-	_, rest, ok := strings.Cut(src, "\nfunc "+name+"() {\n")
+	loc := regexp.MustCompile(`\nfunc (\([^)]*\) )?` + regexp.QuoteMeta(name) + `\(`).FindStringIndex(src)
+	if loc == nil {
+		return nil
+	}
+	_, rest, ok := strings.Cut(src[loc[1]:], "{\n")
 	if !ok {
 		return nil
 	}
@@ -143,6 +164,16 @@ func exampleBody(src, name string) []string {
 	var out []string
 	for _, l := range strings.Split(body, "\n") {
 		out = append(out, strings.TrimSpace(l))
+	}
+	return out
+}
+
+// fileLines returns the trimmed lines of src, for a block that quotes lines
+// of several functions of a file (marked with the name "*").
+func fileLines(src string) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range strings.Split(src, "\n") {
+		out[strings.TrimSpace(l)] = true
 	}
 	return out
 }
@@ -184,7 +215,7 @@ func TestDocCommands(t *testing.T) {
 	}
 
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin+string(os.PathSeparator), "./cmd/payd", "./examples/webhook-receiver")
+	build := exec.Command("go", "build", "-o", bin+string(os.PathSeparator), "./cmd/payd", "./examples/...")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -205,8 +236,12 @@ const sep = "@@doccheck block "
 // outputs the page shows.
 func runPage(t *testing.T, bin, rel string, blocks []block) {
 	work := t.TempDir()
-	for _, name := range []string{"payd", "webhook-receiver"} {
-		if err := os.Link(filepath.Join(bin, name), filepath.Join(work, name)); err != nil {
+	built, err := os.ReadDir(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range built {
+		if err := os.Link(filepath.Join(bin, e.Name()), filepath.Join(work, e.Name())); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -237,7 +272,7 @@ func runPage(t *testing.T, bin, rel string, blocks []block) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	// The page's servers are its background blocks: stop them as a reader
 	// would with Ctrl-C, then whatever is left.
 	if cmd.Process != nil {
@@ -283,6 +318,9 @@ func runPage(t *testing.T, bin, rel string, blocks []block) {
 	}
 }
 
+// goRunExample is a page's `go run ./examples/NAME`, which runs ./NAME.
+var goRunExample = regexp.MustCompile(`go run \./examples/([a-z-]+)`)
+
 // portRef is an address on this machine a page names.
 var portRef = regexp.MustCompile(`\b(127\.0\.0\.1|localhost):([0-9]{2,5})\b`)
 
@@ -299,7 +337,7 @@ func localize(t *testing.T, text string, ports map[string]string) string {
 	})
 	text = strings.ReplaceAll(text, "go build -o payd ./cmd/payd", ": built before the page ran")
 	text = strings.ReplaceAll(text, "go run ./cmd/payd", "./payd")
-	text = strings.ReplaceAll(text, "go run ./examples/webhook-receiver", "./webhook-receiver")
+	text = goRunExample.ReplaceAllString(text, "./$1")
 	return text
 }
 
