@@ -16,7 +16,9 @@ import (
 // flight, then stops the background work (work it leaves claimed is taken
 // over when its lease runs out).
 type Main struct {
-	App    *App
+	// App is what Main serves and runs.
+	App *App
+	// Logger receives the HTTP servers' errors.
 	Logger *slog.Logger
 	// ShutdownTimeout bounds how long Close drains requests in flight.
 	ShutdownTimeout time.Duration
