@@ -22,7 +22,7 @@ import (
 // handle, migrated when the host decides, the sandbox provider, the
 // background work started by App.Run, and payd's whole handler mounted
 // under the host's /payments. The README shows this function's body from
-// sql.Open to the deposit (TestREADMEGoExample in internal/doccheck keeps
+// sql.Open to the deposit (TestDocsGoBlocksAreExamples in internal/doccheck keeps
 // the two the same).
 func Example_embed() {
 	dir, err := os.MkdirTemp("", "payd-embed")

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -220,12 +221,21 @@ func TestDocCommands(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	// Pages mostly wait (for a server, a worker, a sandbox payout), so more
+	// of them run at once than -parallel's default of one per core: each
+	// has its own directory and ports.
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 6)
 	for _, p := range pages {
-		t.Run(strings.TrimSuffix(p.rel, ".md"), func(t *testing.T) {
-			t.Parallel() // each page has its own directory and ports
-			runPage(t, bin, p.rel, p.blocks)
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			t.Run(strings.TrimSuffix(p.rel, ".md"), func(t *testing.T) {
+				runPage(t, bin, p.rel, p.blocks)
+			})
 		})
 	}
+	wg.Wait()
 }
 
 // sep starts each block's output, so that the output of one block can be
