@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/payd-engine/payd/storage/postgres/pgtest"
 )
 
 // A page marks what its commands promise with an HTML comment (invisible
@@ -31,6 +33,10 @@ import (
 //	                         before it prints: each of its lines matches a
 //	                         line of that output, in order, "..." matching
 //	                         anything
+//	<!-- ci: run postgres -->
+//	                         as run, with $DB the URL of a new PostgreSQL
+//	                         database of the page's own (the page is
+//	                         skipped without PAYD_TEST_POSTGRES_URL)
 //	<!-- ci: go Example_x file_test.go -->
 //	                         every line of the next ```go block is a line
 //	                         of that compiled example (or function), in the
@@ -43,7 +49,7 @@ import (
 // `go run ./examples/x` runs the built ./x. Every 127.0.0.1 or localhost
 // port a page names becomes a free one, the same throughout the page (and
 // payd serve's default, 8080, through PAYD_ADDR).
-var marker = regexp.MustCompile(`^ *<!-- ci: (run|background|output|go (\w+|\*) (\S+)) -->$`)
+var marker = regexp.MustCompile(`^ *<!-- ci: (run|background|output|go (\w+|\*) (\S+))( postgres)? -->$`)
 
 // block is one marked fenced block of a page.
 type block struct {
@@ -52,6 +58,9 @@ type block struct {
 	text string
 	// for go: the example and its file
 	example, file string
+	// postgres: the block needs a PostgreSQL database, whose URL it finds
+	// in $DB
+	postgres bool
 }
 
 // markedBlocks returns the marked blocks of the Markdown file at path.
@@ -94,7 +103,7 @@ func markedBlocks(t *testing.T, rel, path string) []block {
 		for _, l := range lines[i+2 : end] {
 			text = append(text, strings.TrimPrefix(l, indent))
 		}
-		out = append(out, block{kind: kind, line: i + 2, text: strings.Join(text, "\n"), example: m[2], file: m[3]})
+		out = append(out, block{kind: kind, line: i + 2, text: strings.Join(text, "\n"), example: m[2], file: m[3], postgres: m[4] != ""})
 		i = end
 	}
 	return out
@@ -246,6 +255,15 @@ const sep = "@@doccheck block "
 // outputs the page shows.
 func runPage(t *testing.T, bin, rel string, blocks []block) {
 	work := t.TempDir()
+	env := []string{"HOME=" + work}
+	for _, b := range blocks {
+		if b.postgres {
+			// A database of the page's own, dropped when it ends; the page
+			// is skipped without PAYD_TEST_POSTGRES_URL.
+			env = append(env, "DB="+pgtest.URL(t))
+			break
+		}
+	}
 	built, err := os.ReadDir(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +294,7 @@ func runPage(t *testing.T, bin, rel string, blocks []block) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", script.String())
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "HOME="+work, "PAYD_ADDR=127.0.0.1:"+ports["8080"])
+	cmd.Env = append(append(os.Environ(), env...), "PAYD_ADDR=127.0.0.1:"+ports["8080"])
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
