@@ -38,7 +38,7 @@ import (
 //	                         database of the page's own (the page is
 //	                         skipped without PAYD_TEST_POSTGRES_URL)
 //	<!-- ci: go Example_x file_test.go -->
-//	                         every line of the next ```go block is a line
+//	                         every code line of the next ```go block is a line
 //	                         of that compiled example (or function), in the
 //	                         same order; with * for the name, a line of
 //	                         that file anywhere
@@ -141,8 +141,8 @@ func TestDocsGoBlocksAreExamples(t *testing.T) {
 			j := 0
 			for k, l := range strings.Split(b.text, "\n") {
 				l = strings.TrimSpace(l)
-				if l == "" {
-					continue
+				if l == "" || strings.HasPrefix(l, "//") {
+					continue // a page may say more than the example's comments
 				}
 				for j < len(body) && body[j] != l {
 					j++
