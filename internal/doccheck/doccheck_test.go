@@ -238,3 +238,30 @@ func slug(heading string) string {
 	}
 	return b.String()
 }
+
+// TestREADMEShape: the README stays a page a newcomer skims (at most about
+// 300 lines; the rest lives in docs/), and its test command is exactly the
+// one CI runs, so "CI passes" and "the README's command passes" mean the
+// same.
+func TestREADMEShape(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	if n := strings.Count(readme, "\n"); n > 300 {
+		t.Errorf("README.md has %d lines: move a topic to a page under docs/ and link it", n)
+	}
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(ci), "# The README's test command.\n")
+	if !ok {
+		t.Fatal(`.ci/run has no "# The README's test command." line before the command it runs`)
+	}
+	command, _, _ := strings.Cut(after, "\n")
+	if !strings.Contains(readme, "```sh\ngo run ./cmd/payd serve\n"+command+"\n```") {
+		t.Errorf("the README's two commands are not `go run ./cmd/payd serve` and .ci/run's %q", command)
+	}
+}
