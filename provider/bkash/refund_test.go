@@ -3,8 +3,12 @@ package bkash_test
 import (
 	"context"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd"
 	"github.com/payd-engine/payd/engine"
@@ -77,6 +81,72 @@ func TestRefunds(t *testing.T) {
 		}
 		if got := in.deposit(orgID, d.ID); got.Status != engine.StatusRefunded {
 			t.Fatalf("deposit %s after a full refund", got.Status)
+		}
+	})
+}
+
+// TestRefundsRacedAndRefused: refunds of one payment sent at once by two
+// payd instances, some of whose answers are lost, are each made once
+// (bKash's refund status lists refunds without the sku sent, so payd sends
+// them one at a time and finds a lost one as the one no row names); an
+// eleventh refund bKash refuses fails and gives the hold back.
+func TestRefundsRacedAndRefused(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func() payd.Store) {
+		w := newWorld(t)
+		a, b := w.instance(open()), w.instance(open())
+		org := a.org()
+		orgID := org.Organization.ID
+		ctx := context.Background()
+		d, pid := a.redirect(orgID, "200")
+		cb, _ := w.sim.Approve(pid, "01712345678")
+		a.visit(cb)
+		a.work()
+		var refunds []*engine.Refund
+		for range 10 {
+			r, _, err := a.Engine.CreateRefund(ctx, engine.CreateRefundParams{OrganizationID: orgID, DepositID: d.ID,
+				Amount: "15", AmountGiven: true, MerchantID: "RR-" + engine.RandomToken(4)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			refunds = append(refunds, r)
+		}
+		w.sim.Fault("refund", bkashsim.Fault{AfterWork: true, HTTPStatus: http.StatusBadGateway, Times: 3})
+		for range 12 {
+			var wg sync.WaitGroup
+			for _, in := range []*instance{a, b} {
+				wg.Go(func() {
+					if _, err := in.Engine.ProcessRefunds(ctx); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			w.clock.Add(10 * time.Minute)
+		}
+		pay, _ := w.sim.Payment(pid)
+		trx, _ := w.sim.Transaction(pay.TrxID)
+		if len(trx.Refunds) != 10 {
+			t.Fatalf("bKash made %d refunds for 10", len(trx.Refunds))
+		}
+		for _, r := range refunds {
+			if got, _ := a.Engine.GetRefund(ctx, orgID, r.ID); got.Status != engine.RefundSucceeded {
+				t.Fatalf("refund %s: %s %s", r.ID, got.Status, got.FailureReason)
+			}
+		}
+		// The eleventh: bKash takes ten at most.
+		r, _, err := a.Engine.CreateRefund(ctx, engine.CreateRefundParams{OrganizationID: orgID, DepositID: d.ID,
+			Amount: "10", AmountGiven: true, MerchantID: "RR-11"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.work()
+		got, _ := a.Engine.GetRefund(ctx, orgID, r.ID)
+		if got.Status != engine.RefundFailed || !strings.Contains(got.FailureReason, bkashsim.CodeCannotReverse) {
+			t.Fatalf("eleventh refund: %s %q", got.Status, got.FailureReason)
+		}
+		bal, _ := a.Engine.GetBalance(ctx, orgID)
+		if !bal.Available.Equal(decimal.RequireFromString("50")) || !bal.Held.IsZero() {
+			t.Fatalf("balance %s held %s, want 50 and 0", bal.Available, bal.Held)
 		}
 	})
 }
