@@ -33,6 +33,9 @@ var start = time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 var app1 = bkashsim.App{AppKey: "app-key-one", AppSecret: "SECRET-app-one-s3cr3t", Username: "merchant-one",
 	Password: "PASSWORD-one-p4ss", ShortCode: "01811111111"}
 
+// sqlitePaths names each SQLite store's file, for the tests that read it.
+var sqlitePaths sync.Map
+
 // eachStore runs fn on SQLite and Postgres; open returns the same database
 // to every caller in a test (two payd instances share it).
 func eachStore(t *testing.T, fn func(t *testing.T, open func() payd.Store)) {
@@ -44,6 +47,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, open func() payd.Store)) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			sqlitePaths.Store(s, path)
 			t.Cleanup(func() { s.Close() })
 			return s
 		})
