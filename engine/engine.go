@@ -112,6 +112,11 @@ type Config struct {
 	// only to wallets whose device reports (an SMS inbox), so a wallet with
 	// no device gets no deposits it could never prove.
 	RequireLiveWallets bool
+	// WalletsProven, with RequireLiveWallets, says in the deposit's
+	// transaction whether the provider proves payments to an
+	// organization's wallets of a method without a device (with the
+	// wallet owner's own API): those stay in the pool with no LiveUntil.
+	WalletsProven func(ctx context.Context, tx Tx, orgID string, m Method) (bool, error)
 	// Logger receives background workers' errors (default slog.Default()).
 	Logger *slog.Logger
 	// Observer, when set, is told of outcomes once they commit (metrics).

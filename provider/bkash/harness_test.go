@@ -21,6 +21,7 @@ import (
 	"github.com/payd-engine/payd/provider/bkash"
 	"github.com/payd-engine/payd/provider/bkash/bkashsim"
 	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/storage/sqlite"
@@ -43,7 +44,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, open func() payd.Store)) {
 		t.Parallel()
 		path := filepath.Join(t.TempDir(), "payd.db")
 		fn(t, func() payd.Store {
-			s, err := sqlite.Open(context.Background(), path, sandbox.Migrations(), bkash.Migrations())
+			s, err := sqlite.Open(context.Background(), path, sandbox.Migrations(), smsinbox.Migrations(), bkash.Migrations())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +58,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, open func() payd.Store)) {
 		t.Parallel()
 		u := pgtest.URL(t)
 		fn(t, func() payd.Store {
-			s, err := postgres.Open(context.Background(), u, sandbox.Migrations(), bkash.Migrations())
+			s, err := postgres.Open(context.Background(), u, sandbox.Migrations(), smsinbox.Migrations(), bkash.Migrations())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,13 +119,18 @@ type instance struct {
 }
 
 func (w *world) instance(store payd.Store) *instance {
-	t := w.t
 	sb, err := sandbox.New(sandbox.Config{Clock: w.clock})
 	if err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
+	return w.instanceOn(store, sb)
+}
+
+// instanceOn is an instance whose fallback is fb.
+func (w *world) instanceOn(store payd.Store, fb engine.Provider) *instance {
+	t := w.t
 	logger := slog.New(slog.NewJSONHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	prov, err := bkash.New(bkash.Config{Keyring: w.keyring, Fallback: sb, Clock: w.clock, Logger: logger,
+	prov, err := bkash.New(bkash.Config{Keyring: w.keyring, Fallback: fb, Clock: w.clock, Logger: logger,
 		HTTPClient: &http.Client{Timeout: 2 * time.Second}})
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/provider/bkash"
 	"github.com/payd-engine/payd/provider/bkash/bkashsim"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport/client"
 )
 
@@ -553,4 +554,56 @@ func dbText(t *testing.T, store payd.Store) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestHTTPMerchantBesideSMSInbox: with an SMS inbox beside it (payd serve
+// --provider smsinbox), a connected organization's bkash_merchant deposits
+// are proven by bKash's search, so its merchant wallet needs no phone
+// forwarding SMS to be in the pool; an organization not connected still
+// needs one (the inbox proves its payments).
+func TestHTTPMerchantBesideSMSInbox(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func() payd.Store) {
+		w := newWorld(t)
+		store := open()
+		inbox, err := smsinbox.New(smsinbox.Config{Store: smsinbox.NewSQLStore(store), Clock: w.clock, Keyring: w.keyring})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := w.instanceOn(store, inbox)
+		ctx := context.Background()
+		connected := in.org()
+		name := "Not connected"
+		plain, err := in.Engine.CreateOrganization(ctx, engine.OrganizationSettings{Name: &name, H2HEnabled: &[]bool{true}[0]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, org := range []*engine.OrganizationCredentials{connected, plain} {
+			if _, err := in.Engine.AddWallet(ctx, engine.AddWalletParams{OrganizationID: org.Organization.ID, Channel: "bkash",
+				Operation: engine.OperationMakePayment, Phone: app1.ShortCode, Name: "merchant"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		create := func(org *engine.OrganizationCredentials) (*client.Deposit, error) {
+			d, _, err := in.merchant(org).CreateH2HDeposit(ctx, client.H2HDepositRequest{Amount: "500", PaymentMethod: "bkash_merchant",
+				RedirectURL: "https://shop.example/r", MerchantID: "S-" + engine.RandomToken(6), PayerPhone: "01712345678"})
+			return d, err
+		}
+		d, err := create(connected)
+		if err != nil {
+			t.Fatalf("connected, no phone forwarding the merchant wallet: %v", err)
+		}
+		w.clock.Add(time.Second)
+		w.sim.AddTransaction(app1.AppKey, bkashsim.Transaction{TrxID: "BKS0000001", Amount: decimal.RequireFromString("500"),
+			Payer: "01712345678", Status: "Completed", Completed: w.clock.Now()})
+		m := in.merchant(connected)
+		if _, err := m.SubmitTransactionID(ctx, d.ID, "BKS0000001"); err != nil {
+			t.Fatal(err)
+		}
+		in.work()
+		if got := getDeposit(t, m, d.ID); got.Status != client.StatusSucceeded {
+			t.Fatalf("verified by search beside the inbox: %s %+v", got.Status, got.Verification)
+		}
+		_, err = create(plain)
+		wantAPIError(t, "not connected, no phone", err, http.StatusServiceUnavailable, client.CodeMethodUnavailable)
+	})
 }

@@ -194,6 +194,32 @@ func newServer(clk clock.Clock) *Server {
 			http.Redirect(w, r, cb, http.StatusSeeOther)
 		})
 	}
+	// A payer paying a merchant in the bKash app (what the search finds),
+	// for a person trying the simulator: app_key (default: the only
+	// merchant), amount, payer. It answers the TrxID.
+	mux.HandleFunc("POST /app/pay", func(w http.ResponseWriter, r *http.Request) {
+		amount, err := decimal.NewFromString(r.FormValue("amount"))
+		if err != nil || !amount.IsPositive() {
+			http.Error(w, "amount: a positive decimal", http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		key := r.FormValue("app_key")
+		if key == "" && len(s.apps) == 1 {
+			for k := range s.apps {
+				key = k
+			}
+		}
+		_, ok := s.apps[key]
+		trx := s.nextID("APP")
+		s.mu.Unlock()
+		if !ok {
+			http.Error(w, "app_key: not a merchant of this simulator", http.StatusBadRequest)
+			return
+		}
+		s.AddTransaction(key, Transaction{TrxID: trx, Amount: amount, Payer: r.FormValue("payer"), Completed: s.clock.Now()})
+		writeJSON(w, map[string]string{"trxID": trx})
+	})
 	s.Server = httptest.NewUnstartedServer(mux)
 	return s
 }
