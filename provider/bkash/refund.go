@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -25,6 +26,10 @@ import (
 // takes no other: such a refund is refused (503 method_unavailable at
 // create). The fallback refunds only deposits whose payment it proves
 // itself (an SMS inbox's accepted SMS; the sandbox's payments).
+
+// RefundSettle is how long after a send that bKash does not list a refund
+// is sent again.
+const RefundSettle = 2 * time.Minute
 
 // errSearchProven is why a deposit bKash's search proved is not refunded.
 var errSearchProven = errors.New("bKash's refund operation takes only payments made on its checkout (a paymentID); " +
@@ -104,7 +109,7 @@ func (p *Provider) SendRefund(ctx context.Context, req engine.RefundRequest) (*e
 	switch {
 	case errors.Is(err, engine.ErrNotFound):
 		rec = &Refund{RefundID: req.IdempotencyKey, OrganizationID: pay.OrganizationID, PaymentID: pay.PaymentID,
-			Amount: req.Amount, State: RefundSending, CreatedAt: p.now()}
+			Amount: req.Amount, State: RefundSending, SentAt: p.now()}
 		if err := p.store.InsertRefund(ctx, rec); errors.Is(err, ErrRefundInFlight) {
 			return nil, engine.ErrProviderUnavailable // sent after the other one
 		} else if err != nil {
@@ -119,6 +124,18 @@ func (p *Provider) SendRefund(ctx context.Context, req engine.RefundRequest) (*e
 		got, err := p.reconcile(ctx, pay, rec)
 		if !errors.Is(err, engine.ErrRefundNotFound) {
 			return got, err
+		}
+		// Not listed: sent again, once bKash has had time to list a send
+		// it made after its caller gave up.
+		now := p.now()
+		if now.Before(rec.SentAt.Add(RefundSettle)) {
+			return nil, engine.ErrProviderUnavailable
+		}
+		if won, err := p.store.ResendRefund(ctx, rec.RefundID, rec.SentAt, now); err != nil || !won {
+			if err == nil {
+				err = engine.ErrProviderUnavailable
+			}
+			return nil, err
 		}
 	default:
 		return p.recorded(ctx, pay, rec)

@@ -345,8 +345,9 @@ type Refund struct {
 	// RefundTrxID is bKash's ID of the refund, once known.
 	RefundTrxID string
 	// Reason is bKash's refusal.
-	Reason    string
-	CreatedAt time.Time
+	Reason string
+	// SentAt is when it was last sent.
+	SentAt time.Time
 }
 
 // ErrRefundInFlight is InsertRefund's answer while another refund of the
@@ -374,8 +375,8 @@ func (s SQLStore) InsertRefund(ctx context.Context, r *Refund) error {
 			return ErrRefundInFlight
 		}
 		_, err = tx.ExecSQL(ctx, `INSERT INTO bkash_refunds (refund_id, organization_id, payment_id, amount, state,
-			refund_trx_id, reason, created_at) VALUES ($1, $2, $3, $4, $5, '', '', $6)`,
-			r.RefundID, r.OrganizationID, r.PaymentID, r.Amount, RefundSending, r.CreatedAt)
+			refund_trx_id, reason, sent_at) VALUES ($1, $2, $3, $4, $5, '', '', $6)`,
+			r.RefundID, r.OrganizationID, r.PaymentID, r.Amount, RefundSending, r.SentAt)
 		return err
 	})
 	if errors.Is(err, engine.ErrDuplicate) {
@@ -391,10 +392,10 @@ func (s SQLStore) InsertRefund(ctx context.Context, r *Refund) error {
 func (s SQLStore) GetRefund(ctx context.Context, refundID string) (*Refund, error) {
 	var r *Refund
 	err := s.read(ctx, func(tx engine.SQLTx) error {
-		return tx.QuerySQL(ctx, `SELECT refund_id, organization_id, payment_id, amount, state, refund_trx_id, reason, created_at
+		return tx.QuerySQL(ctx, `SELECT refund_id, organization_id, payment_id, amount, state, refund_trx_id, reason, sent_at
 			FROM bkash_refunds WHERE refund_id = $1`, []any{refundID}, func(scan func(...any) error) error {
 			r = &Refund{}
-			return scan(&r.RefundID, &r.OrganizationID, &r.PaymentID, &r.Amount, &r.State, &r.RefundTrxID, &r.Reason, &r.CreatedAt)
+			return scan(&r.RefundID, &r.OrganizationID, &r.PaymentID, &r.Amount, &r.State, &r.RefundTrxID, &r.Reason, &r.SentAt)
 		})
 	})
 	if err == nil && r == nil {
@@ -429,6 +430,19 @@ func (s SQLStore) FinishRefund(ctx context.Context, refundID, state, refundTrxID
 		var err error
 		n, err = tx.ExecSQL(ctx, `UPDATE bkash_refunds SET state = $2, refund_trx_id = $3, reason = $4
 			WHERE refund_id = $1 AND state = 'sending'`, refundID, state, refundTrxID, reason)
+		return err
+	})
+	return n == 1, err
+}
+
+// ResendRefund marks a sending refund sent again at at, if it was last sent
+// at last: false when another caller did first.
+func (s SQLStore) ResendRefund(ctx context.Context, refundID string, last, at time.Time) (bool, error) {
+	var n int64
+	err := s.write(ctx, func(tx engine.SQLTx) error {
+		var err error
+		n, err = tx.ExecSQL(ctx, `UPDATE bkash_refunds SET sent_at = $3
+			WHERE refund_id = $1 AND state = 'sending' AND sent_at = $2`, refundID, last, at)
 		return err
 	})
 	return n == 1, err

@@ -233,7 +233,7 @@ func refunds(t *testing.T, s bkash.SQLStore) {
 	ctx := context.Background()
 	newRefund := func(id, payment, amount string) *bkash.Refund {
 		return &bkash.Refund{RefundID: id, OrganizationID: "org_a", PaymentID: payment, Amount: decimal.RequireFromString(amount),
-			State: bkash.RefundSending, CreatedAt: base}
+			State: bkash.RefundSending, SentAt: base}
 	}
 	var inserted atomic.Int32
 	var wg sync.WaitGroup
@@ -259,11 +259,21 @@ func refunds(t *testing.T, s bkash.SQLStore) {
 		}
 	}
 	if sending == nil || sending.State != bkash.RefundSending || !sending.Amount.Equal(decimal.RequireFromString("100.5")) ||
-		sending.RefundTrxID != "" || !sending.CreatedAt.Equal(base) {
+		sending.RefundTrxID != "" || !sending.SentAt.Equal(base) {
 		t.Fatalf("sending: %+v", sending)
 	}
 	if err := s.InsertRefund(ctx, newRefund("rf_other", "TR2", "5")); err != nil {
 		t.Fatalf("another payment's refund: %v", err)
+	}
+	// Sent again once, by one of two callers.
+	if ok, err := s.ResendRefund(ctx, sending.RefundID, base, base.Add(time.Minute)); !ok || err != nil {
+		t.Fatalf("resend: %v %v", ok, err)
+	}
+	if ok, err := s.ResendRefund(ctx, sending.RefundID, base, base.Add(time.Minute)); ok || err != nil {
+		t.Fatalf("resent twice: %v %v", ok, err)
+	}
+	if got, _ := s.GetRefund(ctx, sending.RefundID); !got.SentAt.Equal(base.Add(time.Minute)) {
+		t.Fatalf("sent at %v", got.SentAt)
 	}
 	if ok, err := s.FinishRefund(ctx, sending.RefundID, bkash.RefundMade, "RFD1", ""); !ok || err != nil {
 		t.Fatalf("finish: %v %v", ok, err)

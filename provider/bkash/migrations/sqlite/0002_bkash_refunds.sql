@@ -4,7 +4,9 @@
 -- before it is sent (state sending), at most one per payment at a time
 -- (bkash_refunds_sending), and a refund whose answer was lost is the one
 -- listed refund of its payment that no row names yet.
--- state: sending, made (refund_trx_id set), refused (reason says why).
+-- state: sending, made (refund_trx_id set), refused (reason says why);
+-- sent_at: when it was last sent (a refund not listed is sent again only
+-- once bKash has had time to list it).
 CREATE TABLE bkash_refunds (
     refund_id       TEXT    NOT NULL PRIMARY KEY,
     organization_id TEXT    NOT NULL,
@@ -13,7 +15,7 @@ CREATE TABLE bkash_refunds (
     state           TEXT    NOT NULL,
     refund_trx_id   TEXT    NOT NULL,
     reason          TEXT    NOT NULL,
-    created_at      INTEGER NOT NULL
+    sent_at         INTEGER NOT NULL
 ) STRICT;
 
 CREATE UNIQUE INDEX bkash_refunds_sending ON bkash_refunds (payment_id) WHERE state = 'sending';
