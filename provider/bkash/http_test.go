@@ -427,6 +427,17 @@ func TestHTTPRefunds(t *testing.T) {
 		if refunds := w.sim.Calls("refund"); refunds != 2 {
 			t.Fatalf("%d refund calls at bKash, want 2", refunds)
 		}
+
+		// A checkout deposit of an organization since disconnected: no
+		// credentials to refund with, 503.
+		d3 := createRedirect(t, m, "400")
+		pay(t, *d3.RedirectURL, "approve", "01712345678")
+		in.work()
+		if _, err := in.prov.Disconnect(ctx, orgID); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = m.CreateRefund(ctx, d3.ID, client.RefundRequest{MerchantID: "RF-D"})
+		wantAPIError(t, "refund after a disconnect", err, http.StatusServiceUnavailable, client.CodeMethodUnavailable)
 	})
 }
 

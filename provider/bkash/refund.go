@@ -1,6 +1,7 @@
 package bkash
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -39,8 +40,15 @@ var errSearchProven = errors.New("bKash's refund operation takes only payments m
 // organization; others are the fallback's, when it proves their payment.
 func (p *Provider) CheckRefund(ctx context.Context, req engine.RefundRequest) error {
 	pay, err := p.refundable(ctx, req)
-	if err != nil || pay != nil {
+	if err != nil {
 		return err
+	}
+	if pay != nil {
+		// Refunded with the organization's credentials: none, no refund.
+		if ok, err := p.Connected(ctx, pay.OrganizationID); err != nil || !ok {
+			return cmp.Or(err, engine.ErrMethodUnavailable)
+		}
+		return nil
 	}
 	r, err := p.fallbackRefunder(ctx, req)
 	if err != nil {
@@ -162,7 +170,7 @@ func (p *Provider) SendRefund(ctx context.Context, req engine.RefundRequest) (*e
 		err = &unreachable{reason: "a refund answer without a refundTrxId"}
 	}
 	if err != nil {
-		if unavailable(err) {
+		if unavailable(err) || errors.Is(err, ErrNotConnected) {
 			p.logFault(ctx, "refund", pay.OrganizationID, err)
 			return nil, engine.ErrProviderUnavailable // the next try reconciles
 		}
@@ -262,7 +270,7 @@ func (p *Provider) refundStatus(ctx context.Context, pay *Payment) ([]refundAnsw
 		return origin(c.BaseURL) + "/v2/tokenized-checkout/refund/payment/status"
 	}, map[string]string{"paymentId": pay.PaymentID, "trxId": pay.TrxID}, &ans)
 	if err != nil {
-		if unavailable(err) {
+		if unavailable(err) || errors.Is(err, ErrNotConnected) {
 			p.logFault(ctx, "refund status", pay.OrganizationID, err)
 			return nil, engine.ErrProviderUnavailable
 		}
