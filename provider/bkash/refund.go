@@ -212,7 +212,7 @@ func (p *Provider) recorded(ctx context.Context, pay *Payment, rec *Refund) (*en
 	if rec.State == RefundRefused {
 		return &engine.ProviderRefund{IdempotencyKey: rec.RefundID, Status: engine.PayoutFailed, Reason: rec.Reason}, nil
 	}
-	list, err := p.refundStatus(ctx, pay)
+	list, err := p.refundStatus(ctx, pay, false)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (p *Provider) recorded(ctx context.Context, pay *Payment, rec *Refund) (*en
 // its amount no row names is it (refunds of a payment are sent one at a
 // time). ErrRefundNotFound when there is none: bKash did not make it.
 func (p *Provider) reconcile(ctx context.Context, pay *Payment, rec *Refund) (*engine.ProviderRefund, error) {
-	list, err := p.refundStatus(ctx, pay)
+	list, err := p.refundStatus(ctx, pay, true)
 	if err != nil {
 		return nil, err
 	}
@@ -263,12 +263,19 @@ func sameAmount(s string, rec *Refund) bool {
 	return err == nil && d.Equal(rec.Amount)
 }
 
-// refundStatus lists a payment's refunds as bKash's refund status does.
-func (p *Provider) refundStatus(ctx context.Context, pay *Payment) ([]refundAnswer, error) {
+// refundStatus lists a payment's refunds as bKash's refund status does. A
+// refusal (an error code: bKash publishes none for "no refund yet") is an
+// empty list when empty is true, else a refund asked about later.
+func (p *Provider) refundStatus(ctx context.Context, pay *Payment, empty bool) ([]refundAnswer, error) {
 	var ans refundStatusAnswer
 	err := p.apiV2(ctx, pay.OrganizationID, func(c credentials) string {
 		return origin(c.BaseURL) + "/v2/tokenized-checkout/refund/payment/status"
 	}, map[string]string{"paymentId": pay.PaymentID, "trxId": pay.TrxID}, &ans)
+	var refused *apiError
+	if empty && errors.As(err, &refused) {
+		p.logFault(ctx, "refund status (taken as no refund)", pay.OrganizationID, err)
+		return nil, nil
+	}
 	if err != nil {
 		if unavailable(err) || errors.Is(err, ErrNotConnected) {
 			p.logFault(ctx, "refund status", pay.OrganizationID, err)

@@ -150,3 +150,45 @@ func TestRefundsRacedAndRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestRefundNeverReachedBkash: a refund whose send never reached bKash (a
+// 502 before the work) and whose refund status answers an error code (bKash
+// publishes none for "no refund yet") is sent again once it had time to be
+// listed, and made once; before then, nothing is sent again.
+func TestRefundNeverReachedBkash(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func() payd.Store) {
+		w := newWorld(t)
+		in := w.instance(open())
+		org := in.org()
+		orgID := org.Organization.ID
+		ctx := context.Background()
+		d, pid := in.redirect(orgID, "500")
+		cb, _ := w.sim.Approve(pid, "01712345678")
+		in.visit(cb)
+		in.work()
+		w.sim.Fault("refund", bkashsim.Fault{HTTPStatus: http.StatusBadGateway})
+		w.sim.Fault("refund_status", bkashsim.Fault{Code: bkashsim.CodeInvalidTrxID, Times: 10})
+		r, _, err := in.Engine.CreateRefund(ctx, engine.CreateRefundParams{OrganizationID: orgID, DepositID: d.ID, MerchantID: "NR-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.work() // sent: lost
+		for range 3 {
+			w.clock.Add(30 * time.Second)
+			in.work()
+		}
+		if n := w.sim.Calls("refund"); n != 1 {
+			t.Fatalf("%d sends before the settle time, want 1", n)
+		}
+		for range 4 {
+			w.clock.Add(time.Minute)
+			in.work()
+		}
+		got, _ := in.Engine.GetRefund(ctx, orgID, r.ID)
+		pay, _ := w.sim.Payment(pid)
+		trx, _ := w.sim.Transaction(pay.TrxID)
+		if got.Status != engine.RefundSucceeded || len(trx.Refunds) != 1 || w.sim.Calls("refund") != 2 {
+			t.Fatalf("refund %s, bKash made %d in %d sends; want succeeded, 1 in 2", got.Status, len(trx.Refunds), w.sim.Calls("refund"))
+		}
+	})
+}
