@@ -111,6 +111,7 @@ func getDeposit(t *testing.T, m *client.Client, id string) *client.Deposit {
 // succeeded with bKash's trxID. A replay of the callback, a forged one and
 // an execute bKash answers "already executed" (2117, its answer to an
 // execute it had done) change nothing; another organization cannot read it.
+// An H2H bkash deposit's redirect action is paid the same way.
 func TestHTTPRedirectPaid(t *testing.T) {
 	eachStore(t, func(t *testing.T, open func() payd.Store) {
 		w := newWorld(t)
@@ -164,6 +165,21 @@ func TestHTTPRedirectPaid(t *testing.T) {
 		}
 		if n := w.sim.Calls("execute"); n != 2 {
 			t.Fatalf("%d executes for two payments", n)
+		}
+
+		// The H2H bkash deposit: a redirect action to bKash's page, paid
+		// from the payer's number, read signed.
+		h, _, err := m.CreateH2HDeposit(context.Background(), client.H2HDepositRequest{Amount: "700", PaymentMethod: "bkash",
+			RedirectURL: "https://shop.example/return", MerchantID: "H2H-1", PayerPhone: "01712345678"})
+		if err != nil || h.NextAction == nil || h.NextAction.Type != "redirect" || !strings.HasPrefix(h.NextAction.URL, w.sim.URL+"/pay?") {
+			t.Fatalf("H2H bkash: %+v %v", h, err)
+		}
+		pay(t, h.NextAction.URL, "approve", "01712345678")
+		in.work()
+		hp, _ := w.sim.Payment(paymentIDOf(t, h.NextAction.URL))
+		if got := getDeposit(t, m, h.ID); got.Status != client.StatusSucceeded || got.ProviderTransactionID == nil ||
+			*got.ProviderTransactionID != hp.TrxID {
+			t.Fatalf("H2H bkash paid: %s %v (bKash's %q)", got.Status, got.ProviderTransactionID, hp.TrxID)
 		}
 	})
 }
