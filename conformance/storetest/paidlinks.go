@@ -64,7 +64,7 @@ func SeedPaidLinks(t *testing.T, s engine.Store) map[string]string {
 				}
 				l.DepositID = id
 			}
-			if err := tx.CreatePaymentLink(ctx, l); err != nil {
+			if err := tx.Console().CreatePaymentLink(ctx, l); err != nil {
 				return err
 			}
 		}
@@ -82,7 +82,7 @@ func CheckPaidLinks(t *testing.T, s engine.Store, want map[string]string) {
 	t.Helper()
 	err := s.ReadTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
 		for _, org := range []string{"org_1", "org_2"} {
-			ls, err := tx.ListPaymentLinks(ctx, org, 10)
+			ls, err := tx.Console().ListPaymentLinks(ctx, org, 10)
 			if err != nil {
 				return err
 			}
