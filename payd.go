@@ -156,6 +156,11 @@ type (
 	// LiveWalletsRequirer is a provider that proves payments only to
 	// wallets whose device reports (engine.Config.RequireLiveWallets).
 	LiveWalletsRequirer interface{ RequireLiveWallets() bool }
+	// WalletsProver is a provider that proves some of an organization's
+	// wallets without a device (engine.Config.WalletsProven).
+	WalletsProver interface {
+		WalletsProven(ctx context.Context, tx engine.Tx, orgID string, m engine.Method) (bool, error)
+	}
 	// MigrationLiner is a provider that keeps tables of its own: their
 	// migration line, which New checks the store has applied.
 	MigrationLiner interface{ Migrations() engine.MigrationLine }
@@ -337,6 +342,9 @@ func New(cfg Config) (*App, error) {
 	}
 	if r, ok := cfg.Provider.(LiveWalletsRequirer); ok && r.RequireLiveWallets() {
 		ec.RequireLiveWallets = true
+		if w, ok := cfg.Provider.(WalletsProver); ok {
+			ec.WalletsProven = w.WalletsProven
+		}
 	}
 	ec.Store, ec.Provider, ec.Clock, ec.Keyring, ec.Logger, ec.Webhooks, ec.Observer =
 		writes, cfg.Provider, cfg.Clock, cfg.Keyring, cfg.Logger, cfg.Webhooks, a.Metrics
