@@ -48,7 +48,9 @@
 // of what a host implements (a provider, the webhook sender); package
 // transport/client is the Go client a merchant's backend uses.
 //
-// Example_embed is the whole of it in one function. The repository's
+// Example_embed is the whole of it in one function; the repository's
+// examples/host is a complete host program in one file (its own *sql.DB, a
+// provider of its own, an order and its deposit in one transaction). The repository's
 // docs/embedding.md explains each choice, and docs/library/ the host's
 // database and transactions.
 package payd

@@ -34,7 +34,7 @@ func main() {
 		log.Fatal(err)
 	}
 	go func() { log.Fatal(h.app.Run(context.Background())) }()
-	log.Printf("shop on http://%s/ (POST /orders?amount=500), payd under /payments/", *addr)
+	log.Printf("listening on http://%s/ (POST /orders?amount=500), payd under /payments/", *addr)
 	log.Fatal(http.ListenAndServe(*addr, h.mux()))
 }
 
