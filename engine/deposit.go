@@ -347,7 +347,15 @@ func (e *Engine) insertDeposit(d *Deposit, method Method, now time.Time, link *l
 			}
 		}
 		if d.Operation != "" {
-			w, err := pickWallet(ctx, tx, shared.pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
+			requireLive := e.cfg.RequireLiveWallets
+			if requireLive && e.cfg.WalletsProven != nil {
+				proven, err := e.cfg.WalletsProven(ctx, tx, d.OrganizationID, method)
+				if err != nil {
+					return err
+				}
+				requireLive = !proven
+			}
+			w, err := pickWallet(ctx, tx, shared.pools, d.OrganizationID, method, d.Amount, now, requireLive)
 			if e := (*Error)(nil); errors.As(err, &e) {
 				return refuse(err) // no wallet: nothing picked, nothing written
 			} else if err != nil {

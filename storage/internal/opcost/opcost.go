@@ -1,5 +1,6 @@
 // Package opcost counts what the money path's operations ask of a store,
-// for both stores' tests (issue 18: statements per operation).
+// for both stores' tests: statements and transactions per operation, held to a
+// budget so that the money path's cost does not creep up unnoticed.
 package opcost
 
 import (
@@ -215,7 +216,8 @@ func Measure(t *testing.T, store engine.Store, count func() Counters, ceilings C
 	// refusedRun submits 32 transaction IDs at once, every other one for a
 	// deposit that does not exist (an attacker's, or another
 	// organization's): the refusals must not break the others' shared
-	// commits up (issue 18). It returns the cost of one submission.
+	// commits up (a client sending refused requests would otherwise slow
+	// everyone). It returns the cost of one submission.
 	refusedRun := func() counts {
 		deposits := make([]*engine.Deposit, 16)
 		for i := range deposits {
@@ -345,7 +347,7 @@ func Measure(t *testing.T, store engine.Store, count func() Counters, ceilings C
 		t.Logf("32 submissions at once, half refused: %s", r)
 	}
 	// A payout's step and its claim share commits: not one transaction a
-	// payout besides the claims (as before issue 18's payouts batcher).
+	// payout besides the claims (as before payout steps were batched).
 	if p32.transactions >= 0.5 {
 		t.Errorf("payout: %.2f write transactions each when 32 are paid out at once: its steps do not share commits", p32.transactions)
 	}

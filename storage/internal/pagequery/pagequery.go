@@ -1,4 +1,4 @@
-// Package pagequery builds the keyset page queries of the lists (issue 20)
+// Package pagequery builds the keyset page queries of the lists
 // for both SQL adapters: the same tables, columns and indexes in each
 // dialect, with the dialect's placeholders, time encoding and index hint.
 package pagequery
