@@ -82,7 +82,7 @@ func (e *Engine) CreditLatePayment(ctx context.Context, p CreditLatePaymentParam
 	}
 	lookupCtx, cancel := context.WithTimeout(ctx, e.cfg.LookupTimeout)
 	t, lookupErr := e.provider.LookupTransaction(lookupCtx, LookupRequest{
-		OrganizationID: d.OrganizationID, Channel: d.Channel, TransactionID: txID, RecipientPhone: d.RecipientPhone,
+		OrganizationID: d.OrganizationID, Channel: d.Channel, Operation: d.Operation, TransactionID: txID, RecipientPhone: d.RecipientPhone,
 		PayerPhone: payerOf(d, submitted),
 	})
 	cancel()

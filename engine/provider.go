@@ -73,7 +73,11 @@ type LookupRequest struct {
 	// kept per organization (an SMS inbox).
 	OrganizationID string
 	Channel        string
-	TransactionID  string // normalized: trimmed, upper case
+	// Operation is the deposit's (OperationCashOut, ...; empty for a
+	// provider's own hosted checkout): a provider that can prove only
+	// some operations answers the others without asking its network.
+	Operation     string
+	TransactionID string // normalized: trimmed, upper case
 	// RecipientPhone is the wallet the payer was told to pay (empty for a
 	// provider's own hosted checkout), for providers that search per
 	// receiving account.

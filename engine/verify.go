@@ -433,7 +433,7 @@ func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
 	}
 	lookupCtx, cancel := context.WithTimeout(ctx, e.cfg.LookupTimeout)
 	t, lookupErr := e.provider.LookupTransaction(lookupCtx, LookupRequest{
-		OrganizationID: a.OrganizationID, Channel: a.Channel, TransactionID: a.TransactionID,
+		OrganizationID: a.OrganizationID, Channel: a.Channel, Operation: d.Operation, TransactionID: a.TransactionID,
 		RecipientPhone: d.RecipientPhone, PayerPhone: payerOf(d, a),
 	})
 	cancel()

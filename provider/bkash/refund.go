@@ -60,7 +60,8 @@ func (p *Provider) CheckRefund(ctx context.Context, req engine.RefundRequest) er
 // refundable returns the checkout payment a refund gives back, nil when the
 // deposit was not paid on this provider's checkout.
 func (p *Provider) refundable(ctx context.Context, req engine.RefundRequest) (*Payment, error) {
-	if req.Channel != engine.ChannelBkash || !p.hasStore {
+	// Only a bkash deposit is paid on the checkout.
+	if req.PaymentMethod != Method || req.Channel != engine.ChannelBkash || !p.hasStore {
 		return nil, nil
 	}
 	pay, err := p.store.GetPaymentByTrx(ctx, req.OrganizationID, req.ProviderTransactionID)

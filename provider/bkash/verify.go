@@ -22,7 +22,7 @@ import (
 // fallback not finding it either, is engine.ErrProviderUnavailable (the
 // attempt is delayed and retried).
 func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
-	if req.Channel != engine.ChannelBkash {
+	if !proves(req) {
 		return p.fallbackLookup(ctx, req)
 	}
 	if err := p.checkStore(); err != nil {
@@ -60,6 +60,16 @@ func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupReque
 		return nil, engine.ErrProviderUnavailable
 	}
 	return t, nil
+}
+
+// proves says whether bKash's API can prove a lookup's payment: a bKash
+// one paid as a payment (its checkout, a merchant wallet). bKash shows a
+// merchant only the payments to it, and what it answers is a payment, which
+// an agent's cash out or a personal wallet's send money never is; those are
+// the fallback's without reading the provider's tables.
+func proves(req engine.LookupRequest) bool {
+	return req.Channel == engine.ChannelBkash &&
+		req.Operation != engine.OperationCashOut && req.Operation != engine.OperationSendMoney
 }
 
 // searched maps a search answer to the engine's words; false for an answer
