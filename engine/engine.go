@@ -208,6 +208,8 @@ type Engine struct {
 	creates, submits, finishes, withdraws, payouts, posts *txBatcher
 	// keys caches authenticated API keys.
 	keys keyCache
+	// hints spare the worker a read of each deposit it checks.
+	hints lookupHints
 	// deliveries tracks webhook posts in flight.
 	deliveries dispatcher
 	// outage is the database outage the background work is waiting out.

@@ -205,6 +205,7 @@ func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID, paye
 	} else if err != nil {
 		return nil, err
 	}
+	e.hints.put(a.ID, lookupHint{operation: d.Operation, recipientPhone: d.RecipientPhone, payerPhone: payerOf(d, a)})
 	return &Verification{Attempt: a, Deposit: d}, nil
 }
 
@@ -422,19 +423,23 @@ func (e *Engine) runAttempts(ctx context.Context) {
 }
 
 func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
-	var d *Deposit
-	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
-		var err error
-		d, err = tx.GetDeposit(ctx, a.OrganizationID, a.DepositID)
-		return err
-	})
-	if err != nil {
-		return err
+	hint, ok := e.hints.take(a.ID)
+	if !ok {
+		var d *Deposit
+		err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+			var err error
+			d, err = tx.GetDeposit(ctx, a.OrganizationID, a.DepositID)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		hint = lookupHint{operation: d.Operation, recipientPhone: d.RecipientPhone, payerPhone: payerOf(d, a)}
 	}
 	lookupCtx, cancel := context.WithTimeout(ctx, e.cfg.LookupTimeout)
 	t, lookupErr := e.provider.LookupTransaction(lookupCtx, LookupRequest{
-		OrganizationID: a.OrganizationID, Channel: a.Channel, Operation: d.Operation, TransactionID: a.TransactionID,
-		RecipientPhone: d.RecipientPhone, PayerPhone: payerOf(d, a),
+		OrganizationID: a.OrganizationID, Channel: a.Channel, Operation: hint.operation, TransactionID: a.TransactionID,
+		RecipientPhone: hint.recipientPhone, PayerPhone: hint.payerPhone,
 	})
 	cancel()
 	if ctx.Err() != nil {
@@ -604,4 +609,43 @@ func retryBackoff(tries int) time.Duration {
 		d *= 2
 	}
 	return min(d, time.Minute)
+}
+
+// lookupHint is what a verification lookup needs of its deposit besides
+// the attempt: fields written at the deposit's create and never changed, so
+// one remembered from the submission is as good as one read at the check.
+type lookupHint struct {
+	operation, recipientPhone, payerPhone string
+}
+
+// lookupHints holds the hints of the attempts this process queued, so
+// that its worker checks them without reading their deposits again; an
+// attempt claimed elsewhere, or after a restart, reads its deposit. A
+// submission that rolls back leaves a hint no attempt claims: the map is
+// emptied when full.
+type lookupHints struct {
+	mu sync.Mutex
+	m  map[string]lookupHint
+}
+
+const maxLookupHints = 4096
+
+func (h *lookupHints) put(attemptID string, hint lookupHint) {
+	h.mu.Lock()
+	if h.m == nil || len(h.m) >= maxLookupHints {
+		h.m = make(map[string]lookupHint, 64)
+	}
+	h.m[attemptID] = hint
+	h.mu.Unlock()
+}
+
+// take returns and forgets an attempt's hint.
+func (h *lookupHints) take(attemptID string) (lookupHint, bool) {
+	h.mu.Lock()
+	hint, ok := h.m[attemptID]
+	if ok {
+		delete(h.m, attemptID)
+	}
+	h.mu.Unlock()
+	return hint, ok
 }

@@ -81,7 +81,7 @@ var postgresCeilings = opcost.Ceilings{
 	"create":            {Statements: 5, RoundTrips: 4},
 	"get":               {Statements: 1, RoundTrips: 1},
 	"submit":            {Statements: 4, RoundTrips: 4},
-	"worker":            {Statements: 18, RoundTrips: 13},
+	"worker":            {Statements: 17, RoundTrips: 12},
 	"withdrawal create": {Statements: 9, RoundTrips: 4},
 	"payout":            {Statements: 13, RoundTrips: 5.3},
 }

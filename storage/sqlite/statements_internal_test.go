@@ -79,7 +79,7 @@ var sqliteCeilings = opcost.Ceilings{
 	"create":            {Statements: 5},
 	"get":               {Statements: 1},
 	"submit":            {Statements: 4},
-	"worker":            {Statements: 14},
+	"worker":            {Statements: 13},
 	"withdrawal create": {Statements: 11},
 	"payout":            {Statements: 8.2},
 }
