@@ -174,6 +174,11 @@ type (
 	// back from the network's page): Handler serves Callbacks beside the
 	// hosted checkout, at the paths the provider gives the network.
 	CallbackServer interface{ Callbacks() http.Handler }
+	// CallbackPather is a CallbackServer that names the paths its
+	// Callbacks serve (exact paths, or prefixes ending in "/"): every
+	// other request goes straight to payd's routes, without a lookup in
+	// the provider's.
+	CallbackPather interface{ CallbackPaths() []string }
 	// BackgroundRunner is a provider with background work of its own
 	// (asking the network about payments): App.Run runs it.
 	BackgroundRunner interface{ RunBackground(context.Context) }
@@ -393,7 +398,11 @@ func New(cfg Config) (*App, error) {
 	a.Console = ch.Console
 	a.Handler = withConsole(transport.NewHandler(tc), ch, prefix, !cfg.ConsoleApart)
 	if cs, ok := cfg.Provider.(CallbackServer); ok {
-		a.Handler = withCallbacks(a.Handler, cs.Callbacks())
+		var paths []string
+		if cp, ok := cfg.Provider.(CallbackPather); ok {
+			paths = cp.CallbackPaths()
+		}
+		a.Handler = withCallbacks(a.Handler, cs.Callbacks(), paths)
 	}
 	a.background, _ = cfg.Provider.(BackgroundRunner)
 	a.setURL = append(a.setURL, ch.SetPublicURL)
@@ -450,18 +459,34 @@ func (a *App) checkMigrations(ctx context.Context) error {
 
 // withCallbacks serves a provider's callbacks at the routes its handler
 // has (a handler that is no mux: everything under /callbacks/), and
-// everything else as before.
-func withCallbacks(h, callbacks http.Handler) http.Handler {
+// everything else as before. With paths (CallbackPather), a request on
+// none of them is not looked up in the callbacks' routes: a miss there
+// costs a mux's search for other methods, on every API request.
+func withCallbacks(h, callbacks http.Handler, paths []string) http.Handler {
 	routes, ok := callbacks.(*http.ServeMux)
 	if !ok {
 		routes = http.NewServeMux()
 		routes.Handle("/callbacks/", callbacks)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if paths != nil && !onPaths(r.URL.Path, paths) {
+			h.ServeHTTP(w, r)
+			return
+		}
 		if _, pattern := routes.Handler(r); pattern != "" {
 			routes.ServeHTTP(w, r)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// onPaths says whether path is one of paths, or under one ending in "/".
+func onPaths(path string, paths []string) bool {
+	for _, p := range paths {
+		if path == p || strings.HasSuffix(p, "/") && strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -82,6 +82,9 @@ func (p *Provider) fallbackCheckout(ctx context.Context, req engine.CheckoutRequ
 	return p.fallback.StartCheckout(ctx, req)
 }
 
+// CallbackPaths are the paths Callbacks serves (payd.CallbackPather).
+func (p *Provider) CallbackPaths() []string { return []string{CallbackPath} }
+
 // Callbacks serves bKash's callback (CallbackPath) under payd's handler.
 func (p *Provider) Callbacks() http.Handler {
 	mux := http.NewServeMux()
