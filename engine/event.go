@@ -50,6 +50,18 @@ func newEvent(orgID, typ, resourceID string, data any, now time.Time) (*Event, e
 		ID: NewID(PrefixEvent, now), OrganizationID: orgID, Type: typ,
 		ResourceID: resourceID, CreatedAt: now,
 	}
+	// An H2H deposit's view encodes itself as encoding/json would (the
+	// verdict's event, on every verified deposit), without reflection.
+	if a, ok := data.(interface{ AppendJSON([]byte) ([]byte, error) }); ok {
+		b := make([]byte, 0, 1024)
+		b = appendJSONString(append(b, `{"id":`...), e.ID)
+		b = appendJSONString(append(b, `,"type":`...), typ)
+		b = appendJSONString(append(b, `,"timestamp":`...), FormatTime(now))
+		if b, err := a.AppendJSON(append(b, `,"data":`...)); err == nil {
+			e.Payload = append(b, '}')
+			return e, nil
+		}
+	}
 	var err error
 	e.Payload, err = marshalNoEscape(eventBody{ID: e.ID, Type: typ, Timestamp: FormatTime(now), Data: data})
 	return e, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -79,5 +80,39 @@ func TestH2HDepositAppendJSONBadMetadata(t *testing.T) {
 		if _, err := json.Marshal(v); err == nil {
 			t.Errorf("%q: encoding/json: no error", m)
 		}
+	}
+}
+
+// TestEventPayloadAppendJSON: an event of an H2H deposit's view, encoded
+// without reflection, is byte for byte the envelope encoding/json writes.
+func TestEventPayloadAppendJSON(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 123456000, time.UTC)
+	trx, code := "BK<&>\u2028\"1", "amount_mismatch"
+	for _, v := range []any{
+		H2HDeposit{ID: "dep_1", Amount: "500", PaymentMethod: "bkash_agent", Status: "succeeded",
+			Metadata: json.RawMessage(` {"s":"<b>&\u2028", "n":[1, 2.5e3]} `), MerchantID: "m\"\\\n\x01é",
+			NextAction: DisplayInstructionsAction{Type: "display_instructions", Channel: "bkash", Recipient: Recipient{Value: "0181"},
+				Verification: VerificationTarget{RequiredFields: []string{"provider_transaction_id"}}},
+			Verification:          VerificationState{State: "verified", AttemptsUsed: 1, AttemptsRemaining: 2, FailureCode: &code},
+			ProviderTransactionID: &trx, RefundedAmount: "0"},
+		H2HDeposit{ID: "dep_2", NextAction: RedirectAction{Type: "redirect", URL: "https://x/?a=1&b=<2>"}},
+		H2HDeposit{ID: "dep_3", NextAction: map[string]int{"other": 1}},
+		map[string]string{"id": "wd_1"}, // not an appender: encoding/json
+	} {
+		ev, err := newEvent("org_1", "deposit.succeeded", "dep_1", v, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := marshalNoEscape(eventBody{ID: ev.ID, Type: "deposit.succeeded", Timestamp: FormatTime(now), Data: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(ev.Payload) != string(want) {
+			t.Errorf("payload:\n%s\nencoding/json:\n%s", ev.Payload, want)
+		}
+	}
+	// Metadata that is not JSON fails as encoding/json fails.
+	if _, err := newEvent("org_1", "deposit.succeeded", "dep_1", H2HDeposit{Metadata: json.RawMessage(`{"a":`)}, now); err == nil {
+		t.Error("bad metadata: no error")
 	}
 }
