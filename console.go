@@ -184,6 +184,9 @@ func withConsole(api http.Handler, h *console.Handlers, apiPrefix string, mountC
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		switch {
+		case mountConsole && apiPrefix != "" && p == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+			// The root is no API path: it leads a person to the console.
+			http.Redirect(w, r, h.Mount()+console.Path+"/", http.StatusSeeOther)
 		case apiPrefix != "" && under(p, apiPrefix):
 			api.ServeHTTP(w, r)
 		case mountConsole && under(p, console.Path):

@@ -86,8 +86,7 @@ type Entry struct {
 // depositCreditJournal credits a succeeded deposit: the organization gets
 // the amount minus the deposit fee.
 func depositCreditJournal(org *Organization, d *Deposit) *Journal {
-	// The fee never exceeds the amount: a deposit never costs its payee.
-	fee := decimal.Min(org.DepositFee(d.PaymentMethod).Of(d.Amount), d.Amount)
+	fee := org.DepositFeeOf(d.PaymentMethod, d.Amount)
 	j := &Journal{
 		OrganizationID: d.OrganizationID, Kind: JournalDepositCredit, Reference: d.ID,
 		Memo: "deposit " + d.MerchantID,
@@ -100,6 +99,12 @@ func depositCreditJournal(org *Organization, d *Deposit) *Journal {
 		j.Entries = append(j.Entries, Entry{AccountFees, fee})
 	}
 	return j
+}
+
+// DepositFeeOf is the fee of a deposit of amount by method at o's rates:
+// never more than the amount, so a deposit never costs its payee.
+func (o *Organization) DepositFeeOf(method string, amount decimal.Decimal) decimal.Decimal {
+	return decimal.Min(o.DepositFee(method).Of(amount), amount)
 }
 
 // Totals returns what the journal adds to each account's balance, one

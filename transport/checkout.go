@@ -134,6 +134,7 @@ func (s *server) renderCheckout(w http.ResponseWriter, r *http.Request, status i
 	v.LangSwitchURL = "?lang=" + v.OtherLang
 	v.PageURL = s.mount + "/checkout/" + url.PathEscape(token) + "?lang=" + lang
 	v.Nonce = newNonce()
+	v.Sandbox = s.sandbox != nil
 
 	d, err := s.depositByToken(r.Context(), token)
 	var e *engine.Error

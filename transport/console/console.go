@@ -74,6 +74,10 @@ type Config struct {
 	// Now is the clock of TOTP codes (default the engine's).
 	Now func() time.Time
 
+	// Sandbox says the provider is the sandbox: every page says so, so
+	// that nobody mistakes test money for real.
+	Sandbox bool
+
 	// PayRate bounds the requests of one client address to the payment
 	// link pages (default DefaultPayRate; a negative PerSecond: none).
 	PayRate transport.Rate
@@ -95,9 +99,10 @@ const (
 )
 
 type server struct {
-	eng   *engine.Engine
-	inbox Inbox
-	bkash Bkash
+	eng     *engine.Engine
+	sandbox bool
+	inbox   Inbox
+	bkash   Bkash
 	// publicURL is Config.PublicURL without its trailing slash; httpsURL:
 	// it is https.
 	publicURL atomic.Pointer[string]
@@ -126,6 +131,9 @@ type Handlers struct {
 
 	s *server
 }
+
+// Mount is Config.Mount, without a trailing slash.
+func (h *Handlers) Mount() string { return h.s.mount }
 
 // SetPublicURL changes Config.PublicURL, for a host that knows where it is
 // reached only once its listener exists.
@@ -244,7 +252,7 @@ var routeRole = func() map[string]string {
 
 // New returns the console's handlers.
 func New(cfg Config) *Handlers {
-	s := &server{eng: cfg.Engine, inbox: cfg.Inbox, bkash: cfg.Bkash, mount: strings.TrimRight(cfg.Mount, "/"), logger: cfg.Logger, now: cfg.Now}
+	s := &server{eng: cfg.Engine, sandbox: cfg.Sandbox, inbox: cfg.Inbox, bkash: cfg.Bkash, mount: strings.TrimRight(cfg.Mount, "/"), logger: cfg.Logger, now: cfg.Now}
 	s.setPublicURL(cfg.PublicURL)
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -271,6 +279,8 @@ func New(cfg Config) *Handlers {
 	for _, rt := range routes {
 		mux.Handle(rt.pattern, s.page(rt.handle, rt.role))
 	}
+	// The root of a listener of the console's own leads to it.
+	mux.Handle("GET /{$}", http.RedirectHandler(s.mount+"/console/", http.StatusSeeOther))
 	mux.Handle("GET /console", http.RedirectHandler(s.mount+"/console/", http.StatusSeeOther))
 	mux.Handle("/console/", s.page(func(*server, http.ResponseWriter, *http.Request, *request) error { return errNotFound }, public))
 
@@ -504,7 +514,7 @@ type view struct {
 	Operator               *engine.Operator
 	Org                    string
 	Orgs                   []*engine.Organization
-	Inbox                  bool
+	Inbox, Sandbox         bool
 	Title                  string
 	Nav                    string
 	// Path is the page's own path, and Base the mount that every link of
@@ -539,7 +549,7 @@ func (v *view) May(pattern string) (bool, error) {
 
 func (s *server) render(w http.ResponseWriter, r *http.Request, q *request, status int, name, nav string, data any) error {
 	v := &view{Lang: q.lang, OtherLang: langBangla, Nonce: q.nonce, CSS: s.css, CSRF: q.csrf, Operator: q.operator,
-		Org: q.org, Orgs: q.orgs, Inbox: s.inbox != nil, Title: translate(q.lang, "t_"+name), Nav: nav, Path: s.mount + r.URL.Path, Base: s.mount, Data: data}
+		Org: q.org, Orgs: q.orgs, Inbox: s.inbox != nil, Sandbox: s.sandbox, Title: translate(q.lang, "t_"+name), Nav: nav, Path: s.mount + r.URL.Path, Base: s.mount, Data: data}
 	if q.lang == langBangla {
 		v.OtherLang = langEnglish
 	}

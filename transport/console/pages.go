@@ -342,6 +342,9 @@ type depositData struct {
 	// refunded.
 	Refunds    []*engine.Refund
 	Refundable string
+	// Fee is the deposit fee at the organization's rates, and Net what
+	// the organization is credited: the ledger's own computation.
+	Fee, Net decimal.Decimal
 }
 
 type eventDeliveries struct {
@@ -356,6 +359,12 @@ func (s *server) deposit(w http.ResponseWriter, r *http.Request, q *request) err
 		return err
 	}
 	data := depositData{Deposit: d}
+	org, err := s.eng.GetOrganization(ctx, q.org)
+	if err != nil {
+		return err
+	}
+	data.Fee = org.DepositFeeOf(d.PaymentMethod, d.Amount)
+	data.Net = d.Amount.Sub(data.Fee)
 	if data.Attempts, err = s.eng.ListAttempts(ctx, q.org, d.ID); err != nil {
 		return err
 	}

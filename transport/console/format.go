@@ -1,0 +1,107 @@
+package console
+
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/internal/taka"
+)
+
+// What a page shows a person: amounts in taka as Bangladesh writes them,
+// statuses, methods and codes in the page's language, times with their
+// zone. Identifiers (IDs, transaction IDs, phone numbers) stay as they are,
+// to be compared character by character.
+
+// Money is an amount (a decimal, a nullable one, or a decimal string) in
+// taka, grouped in lakhs and crores, in the page's numerals; "-" for none.
+func (v *view) Money(x any) string {
+	switch d := x.(type) {
+	case decimal.Decimal:
+		return taka.Format(d, v.Lang)
+	case decimal.NullDecimal:
+		if !d.Valid {
+			return "-"
+		}
+		return taka.Format(d.Decimal, v.Lang)
+	case string:
+		if d == "" {
+			return "-"
+		}
+		return taka.FormatString(d, v.Lang)
+	}
+	return "-"
+}
+
+// Num is a count in the page's numerals.
+func (v *view) Num(n int) string { return taka.Digits(itoa(n), v.Lang, true) }
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// statusLabel is a status as a page shows it: its code (for the style)
+// and its words.
+type statusLabel struct{ Code, Text string }
+
+// St is the label of a status code.
+func (v *view) St(code string) statusLabel { return statusLabel{code, v.word("st_", code)} }
+
+// Method is a payment method's proper name (bKash, Nagad agent, …).
+func (v *view) Method(code string) string { return v.word("m_", code) }
+
+// Channel is a wallet network's proper name.
+func (v *view) Channel(code string) string { return v.word("ch_", code) }
+
+// Op is a wallet operation in words.
+func (v *view) Op(code string) string { return v.word("op_", code) }
+
+// Failure is a failure code in words.
+func (v *view) Failure(code string) string { return v.word("fc_", code) }
+
+// word is the text of prefix+code, or the code itself when it has none.
+func (v *view) word(prefix, code string) string {
+	if code == "" {
+		return ""
+	}
+	if hasText(prefix + code) {
+		return translate(v.Lang, prefix+code)
+	}
+	return code
+}
+
+// When is a time (or *time.Time) in Dhaka, its zone said; "-" for none.
+func (v *view) When(x any) string {
+	var t time.Time
+	switch tt := x.(type) {
+	case time.Time:
+		t = tt
+	case *time.Time:
+		if tt != nil {
+			t = *tt
+		}
+	}
+	if t.IsZero() {
+		return "-"
+	}
+	return taka.Digits(t.In(engine.Dhaka).Format("2006-01-02 15:04")+" "+translate(v.Lang, "zone"), v.Lang, true)
+}
