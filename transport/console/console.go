@@ -318,6 +318,9 @@ type request struct {
 	csrf string
 	// mount is Config.Mount, which the console's own paths follow.
 	mount string
+	// shop is the organization a payer's page is of: its header names it,
+	// not the console.
+	shop string
 }
 
 // ctx returns r's context naming the operator as the audit log's actor.
@@ -515,6 +518,7 @@ type view struct {
 	Org                    string
 	Orgs                   []*engine.Organization
 	Inbox, Sandbox         bool
+	Shop                   string
 	Title                  string
 	Nav                    string
 	// Path is the page's own path, and Base the mount that every link of
@@ -549,7 +553,7 @@ func (v *view) May(pattern string) (bool, error) {
 
 func (s *server) render(w http.ResponseWriter, r *http.Request, q *request, status int, name, nav string, data any) error {
 	v := &view{Lang: q.lang, OtherLang: langBangla, Nonce: q.nonce, CSS: s.css, CSRF: q.csrf, Operator: q.operator,
-		Org: q.org, Orgs: q.orgs, Inbox: s.inbox != nil, Sandbox: s.sandbox, Title: translate(q.lang, "t_"+name), Nav: nav, Path: s.mount + r.URL.Path, Base: s.mount, Data: data}
+		Org: q.org, Orgs: q.orgs, Inbox: s.inbox != nil, Sandbox: s.sandbox, Shop: q.shop, Title: translate(q.lang, "t_"+name), Nav: nav, Path: s.mount + r.URL.Path, Base: s.mount, Data: data}
 	if q.lang == langBangla {
 		v.OtherLang = langEnglish
 	}

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -104,4 +106,27 @@ func (v *view) When(x any) string {
 		return "-"
 	}
 	return taka.Digits(t.In(engine.Dhaka).Format("2006-01-02 15:04")+" "+translate(v.Lang, "zone"), v.Lang, true)
+}
+
+// fieldError reads a refusal of bad input ("field: what is wrong") as the
+// field it concerns and one plain sentence in lang, for the page to show
+// beside the field with what was typed kept; ok is false for any other
+// error.
+func fieldError(lang string, err error) (field, msg string, ok bool) {
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Code != engine.CodeInvalidRequest {
+		return "", "", false
+	}
+	field, detail, found := strings.Cut(e.Message, ": ")
+	if !found {
+		return "", "", false
+	}
+	key := "fe_" + field
+	if strings.HasPrefix(detail, "no payment method") {
+		key = "fe_no_method"
+	}
+	if hasText(key) {
+		return field, translate(lang, key), true
+	}
+	return field, translate(lang, "fe_other", detail), true
 }

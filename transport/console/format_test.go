@@ -2,7 +2,9 @@ package console_test
 
 import (
 	"context"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -70,5 +72,62 @@ func TestRootLeadsToTheConsole(t *testing.T) {
 	p := b.get("/api/no-such-thing")
 	if p.status != http.StatusNotFound || !strings.Contains(p.header.Get("Content-Type"), "json") {
 		t.Errorf("an unknown API path: %d %s", p.status, p.header.Get("Content-Type"))
+	}
+}
+
+// TestPayerPagesLookLikeTheShop: a link whose amount no method takes is
+// refused when it is made, beside the amount with what was typed kept; a
+// payer's page names the shop and offers only the methods it can take now,
+// by their names. On the SMS inbox, without a wallet nothing can.
+func TestPayerPagesLookLikeTheShop(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{Name: ptr("Dhaka Books")})
+	operator(t, srv, "o@example.com", engine.RoleOperator, org.ID, false)
+	b := newBrowser(t, srv)
+	b.login("o@example.com", "")
+	p := b.post("/console/links", url.Values{"amount": {"50"}, "note": {"Invoice 9"}})
+	if p.status != http.StatusBadRequest || !strings.Contains(p.body, `id="amount-error"`) ||
+		!strings.Contains(p.body, `value="50"`) || !strings.Contains(p.body, `value="Invoice 9"`) {
+		t.Fatalf("a ৳50 link: %d %s", p.status, p.body)
+	}
+	if ls, _ := srv.Engine.ListPaymentLinks(ctx, org.ID, 0); len(ls) != 0 {
+		t.Fatalf("a refused link was made: %d", len(ls))
+	}
+	if p := b.post("/console/links?lang=bn", url.Values{"amount": {"abc"}}); !strings.Contains(p.body, "শূন্যের বেশি টাকার পরিমাণ") {
+		t.Errorf("a bad amount in Bangla: %d", p.status)
+	}
+	l, err := srv.Engine.CreatePaymentLink(ctx, org.ID, "500", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = newBrowser(t, srv).get("/pay/" + l.Token)
+	for _, want := range []string{`id="shop">Dhaka Books<`, "Pay with bKash (agent cash-out)", `id="pay-reference">` + l.ID} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("the pay page lacks %q", want)
+		}
+	}
+	// 500 is below the bank's range: not offered.
+	if strings.Contains(p.body, `id="pay-bank"`) || strings.Contains(p.body, "payd console") {
+		t.Error("the pay page offers the bank or names the console")
+	}
+
+	inbox := paydtest.MustOpen(t, paydtest.WithSMSInbox(smsinbox.Config{}))
+	iorg := inbox.NewOrg(engine.OrganizationSettings{})
+	if _, err := inbox.Engine.CreatePaymentLink(ctx, iorg.ID, "500", ""); engine.ErrorCode(err) != engine.CodeInvalidRequest {
+		t.Fatalf("a link no wallet can take: %v", err)
+	}
+	if _, err := inbox.Engine.AddWallet(ctx, engine.AddWalletParams{OrganizationID: iorg.ID, Channel: "bkash", Operation: "send_money", Phone: "01711000002", Name: "Shop"}); err != nil {
+		t.Fatal(err)
+	}
+	methods, err := inbox.Engine.PayableMethods(ctx, iorg.ID, decimal.RequireFromString("500"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("with a bKash personal wallet: %v", methods)
+	for _, m := range methods {
+		if m != "bkash" {
+			t.Errorf("offered %s with only a bKash personal wallet", m)
+		}
 	}
 }

@@ -255,6 +255,15 @@ var texts = map[string][2]string{
 	"fc_transaction_id_used":    {"The transaction ID was already used", "ট্রানজ্যাকশন আইডি আগেই ব্যবহৃত"},
 	"fc_provider_unavailable":   {"The wallet service could not be reached", "ওয়ালেট সেবায় যোগাযোগ করা যায়নি"},
 
+	"pay_no_method": {"This payment cannot be taken online right now. Please contact the shop.", "এই পেমেন্ট এখন অনলাইনে নেওয়া যাচ্ছে না। দোকানের সাথে যোগাযোগ করুন।"},
+	"reference":     {"Reference", "রেফারেন্স"},
+
+	// Refused input, beside its field.
+	"fe_amount":    {"Enter an amount in taka greater than zero, like 1500 or 1500.50.", "শূন্যের বেশি টাকার পরিমাণ লিখুন, যেমন 1500 বা 1500.50।"},
+	"fe_no_method": {"No payment method can take this amount now: change the amount, or add a wallet whose limits take it.", "এই পরিমাণ এখন কোনো পেমেন্ট মাধ্যমে নেওয়া যাবে না: পরিমাণ বদলান, অথবা এমন ওয়ালেট যোগ করুন যার সীমায় এটি পড়ে।"},
+	"fe_note":      {"The note is too long or has characters that cannot be shown.", "নোটটি অনেক লম্বা, অথবা এতে দেখানো যায় না এমন অক্ষর আছে।"},
+	"fe_other":     {"Check this: %s.", "এটি দেখুন: %s।"},
+
 	// The keys page's bKash card.
 	"bkash_api":              {"bKash tokenized checkout API", "বিকাশ টোকেনাইজড চেকআউট API"},
 	"bkash_connected":        {"Connected", "সংযুক্ত"},

@@ -894,7 +894,10 @@ type linksData struct {
 	Links   []*engine.PaymentLink
 	BaseURL string
 	Created *engine.PaymentLink
-	Form    url.Values
+	// Form is what the operator typed, kept when it is refused, and
+	// Errors the refusal beside its field.
+	Form   url.Values
+	Errors map[string]string
 }
 
 func (s *server) links(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -902,6 +905,10 @@ func (s *server) links(w http.ResponseWriter, r *http.Request, q *request) error
 }
 
 func (s *server) renderLinks(w http.ResponseWriter, r *http.Request, q *request, data linksData) error {
+	return s.renderLinksStatus(w, r, q, http.StatusOK, data)
+}
+
+func (s *server) renderLinksStatus(w http.ResponseWriter, r *http.Request, q *request, status int, data linksData) error {
 	data.BaseURL = s.publicAt(PayPath)
 	if q.org != "" {
 		var err error
@@ -909,11 +916,14 @@ func (s *server) renderLinks(w http.ResponseWriter, r *http.Request, q *request,
 			return err
 		}
 	}
-	return s.render(w, r, q, http.StatusOK, "links", "links", data)
+	return s.render(w, r, q, status, "links", "links", data)
 }
 
 func (s *server) linkCreate(w http.ResponseWriter, r *http.Request, q *request) error {
 	l, err := s.eng.CreatePaymentLink(q.ctx(r), q.org, strings.TrimSpace(r.PostForm.Get("amount")), r.PostForm.Get("note"))
+	if field, msg, ok := fieldError(q.lang, err); ok {
+		return s.renderLinksStatus(w, r, q, http.StatusBadRequest, linksData{Form: r.PostForm, Errors: map[string]string{field: msg}})
+	}
 	if err != nil {
 		return err
 	}
@@ -949,7 +959,10 @@ func (s *server) renderPay(w http.ResponseWriter, r *http.Request, q *request, s
 	if err != nil {
 		return err
 	}
-	data := payData{State: st, Methods: engine.RedirectMethodsFor(st.Link.Amount), Error: msg, Invoice: inv}
+	data := payData{State: st, Error: msg, Invoice: inv}
+	if data.Methods, err = s.eng.PayableMethods(r.Context(), st.Link.OrganizationID, st.Link.Amount); err != nil {
+		return err
+	}
 	if inv != nil && st.Paid() {
 		if inv.ReturnType != engine.CompatReturnPOST {
 			http.Redirect(w, r, engine.CompatReturnURL(inv.RedirectURL, token), http.StatusSeeOther)
@@ -967,7 +980,7 @@ func (s *server) renderPay(w http.ResponseWriter, r *http.Request, q *request, s
 	if err != nil {
 		return err
 	}
-	data.OrgName = org.Name
+	data.OrgName, q.shop = org.Name, org.Name
 	return s.render(w, r, q, status, "pay", "", data)
 }
 
