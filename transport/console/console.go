@@ -226,6 +226,8 @@ var routes = []struct {
 	{"POST /console/sms/anchor", anchorRole, (*server).smsAnchor},
 	{"POST /console/devices/{id}/rotate", engine.RoleOwner, (*server).deviceRotate},
 	{"POST /console/devices/{id}/revoke", engine.RoleOwner, (*server).deviceRevoke},
+	{"POST /console/webhooks", engine.RoleOwner, (*server).webhookAdd},
+	{"POST /console/keys", engine.RoleOwner, (*server).keyCreate},
 	{"POST /console/keys/{id}/rotate", engine.RoleOwner, (*server).keyRotate},
 	{"POST /console/keys/{id}/revoke", engine.RoleOwner, (*server).keyRevoke},
 	{"POST /console/compat/enable", engine.RoleOwner, (*server).compatEnable},

@@ -131,3 +131,81 @@ func TestPayerPagesLookLikeTheShop(t *testing.T) {
 		}
 	}
 }
+
+// TestSetupCredentialsInTheBrowser: the owner adds a webhook endpoint and
+// an API key from the browser, each secret shown once and audited; a
+// viewer and an operator are refused (403) and a POST without the
+// session's CSRF token is refused, none of them changing anything; a bad
+// URL is said beside the field with what was typed kept.
+func TestSetupCredentialsInTheBrowser(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	for _, role := range []string{engine.RoleViewer, engine.RoleOperator, engine.RoleOwner} {
+		operator(t, srv, role+"@example.com", role, org.ID, false)
+	}
+	state := func() (int, int) {
+		eps, _ := srv.Engine.ListWebhookEndpoints(ctx, org.ID)
+		keys, _ := srv.Engine.ListAPIKeys(ctx, org.ID)
+		return len(eps), len(keys)
+	}
+	eps0, keys0 := state()
+	hook := url.Values{"url": {"https://shop.example/payd/webhook"}}
+	for _, role := range []string{engine.RoleViewer, engine.RoleOperator} {
+		b := newBrowser(t, srv)
+		b.login(role+"@example.com", "")
+		if p := b.post("/console/webhooks", clone(hook)); p.status != http.StatusForbidden {
+			t.Errorf("%s adding an endpoint: %d, want 403", role, p.status)
+		}
+		if p := b.post("/console/keys", nil); p.status != http.StatusForbidden {
+			t.Errorf("%s creating a key: %d, want 403", role, p.status)
+		}
+		if p := b.get("/console/webhooks"); strings.Contains(p.body, `id="webhook-add"`) {
+			t.Errorf("%s is offered the endpoint form", role)
+		}
+	}
+	o := newBrowser(t, srv)
+	o.login("owner@example.com", "")
+	other := newBrowser(t, srv)
+	other.login("viewer@example.com", "")
+	for _, csrf := range []string{"", other.csrf} {
+		f := clone(hook)
+		f.Set("csrf", csrf)
+		if p := o.post("/console/webhooks", f); p.status != http.StatusForbidden {
+			t.Errorf("an endpoint with CSRF token %q: %d, want 403", csrf, p.status)
+		}
+		if p := o.post("/console/keys", url.Values{"csrf": {csrf}}); p.status != http.StatusForbidden {
+			t.Errorf("a key with CSRF token %q: %d, want 403", csrf, p.status)
+		}
+	}
+	if eps, keys := state(); eps != eps0 || keys != keys0 {
+		t.Fatalf("refused requests changed endpoints %d→%d, keys %d→%d", eps0, eps, keys0, keys)
+	}
+	if p := o.post("/console/webhooks", url.Values{"url": {"ftp://nope"}}); p.status != http.StatusBadRequest ||
+		!strings.Contains(p.body, `id="url-error"`) || !strings.Contains(p.body, `value="ftp://nope"`) {
+		t.Errorf("a bad URL: %d", p.status)
+	}
+	p := o.post("/console/webhooks", clone(hook))
+	if p.status != http.StatusOK || !strings.Contains(p.body, `id="webhook-secret"`) {
+		t.Fatalf("add an endpoint: %d", p.status)
+	}
+	if p := o.get("/console/webhooks"); strings.Contains(p.body, `id="webhook-secret"`) {
+		t.Error("the secret is shown again")
+	}
+	if p := o.post("/console/keys", nil); p.status != http.StatusOK || !strings.Contains(p.body, `id="new-key"`) {
+		t.Fatalf("create a key: %d", p.status)
+	}
+	if eps, keys := state(); eps != eps0+1 || keys != keys0+1 {
+		t.Fatalf("endpoints %d, keys %d after the owner's", eps, keys)
+	}
+	es, _ := srv.Engine.ListAudit(ctx, org.ID, 0)
+	seen := map[string]bool{}
+	for _, e := range es {
+		if e.Actor == "console:owner@example.com" {
+			seen[e.Action] = true
+		}
+	}
+	if !seen[engine.AuditWebhookAdd] || !seen[engine.AuditKeyCreate] {
+		t.Errorf("audited by the owner: %v", seen)
+	}
+}

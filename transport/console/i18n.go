@@ -258,6 +258,13 @@ var texts = map[string][2]string{
 	"pay_no_method": {"This payment cannot be taken online right now. Please contact the shop.", "এই পেমেন্ট এখন অনলাইনে নেওয়া যাচ্ছে না। দোকানের সাথে যোগাযোগ করুন।"},
 	"reference":     {"Reference", "রেফারেন্স"},
 
+	"webhook_url":         {"Endpoint URL (your server's https address that receives events)", "এন্ডপয়েন্ট URL (আপনার সার্ভারের যে https ঠিকানা ইভেন্ট পাবে)"},
+	"webhook_add":         {"Add endpoint", "এন্ডপয়েন্ট যোগ করুন"},
+	"webhook_secret_once": {"The endpoint's signing secret, shown once: put it in your server now to check each event's signature.", "এন্ডপয়েন্টের সাইনিং সিক্রেট, একবারই দেখানো হবে: প্রতিটি ইভেন্টের স্বাক্ষর যাচাই করতে এখনই আপনার সার্ভারে রাখুন।"},
+	"key_new_once":        {"The new key and signing secret, shown once: store them now.", "নতুন কী ও সিক্রেট, একবারই দেখানো হবে: এখনই রেখে দিন।"},
+	"key_create":          {"New API key", "নতুন এপিআই কী"},
+	"fe_url":              {"Enter a full http(s) address your server answers at, like https://shop.example/payd/webhook.", "আপনার সার্ভারের পূর্ণ http(s) ঠিকানা লিখুন, যেমন https://shop.example/payd/webhook।"},
+
 	// Refused input, beside its field.
 	"fe_amount":    {"Enter an amount in taka greater than zero, like 1500 or 1500.50.", "শূন্যের বেশি টাকার পরিমাণ লিখুন, যেমন 1500 বা 1500.50।"},
 	"fe_no_method": {"No payment method can take this amount now: change the amount, or add a wallet whose limits take it.", "এই পরিমাণ এখন কোনো পেমেন্ট মাধ্যমে নেওয়া যাবে না: পরিমাণ বদলান, অথবা এমন ওয়ালেট যোগ করুন যার সীমায় এটি পড়ে।"},

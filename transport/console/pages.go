@@ -740,10 +740,34 @@ func (s *server) walletLimits(w http.ResponseWriter, r *http.Request, q *request
 type webhooksData struct {
 	Endpoints []*engine.WebhookEndpoint
 	Events    []engine.EventDeliveries
+	// Secret is a new endpoint's signing secret, shown once; Form and
+	// Errors keep a refused one's URL and say why beside it.
+	Secret, SecretEndpoint string
+	Form                   url.Values
+	Errors                 map[string]string
 }
 
 func (s *server) webhooks(w http.ResponseWriter, r *http.Request, q *request) error {
-	var data webhooksData
+	return s.renderWebhooks(w, r, q, http.StatusOK, webhooksData{})
+}
+
+// webhookAdd adds an endpoint; its secret is shown once. A secret is a
+// credential: the owner's.
+func (s *server) webhookAdd(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.org == "" {
+		return errNotFound
+	}
+	ep, secret, err := s.eng.AddWebhookEndpoint(q.ctx(r), q.org, strings.TrimSpace(r.PostForm.Get("url")))
+	if field, msg, ok := fieldError(q.lang, err); ok {
+		return s.renderWebhooks(w, r, q, http.StatusBadRequest, webhooksData{Form: r.PostForm, Errors: map[string]string{field: msg}})
+	}
+	if err != nil {
+		return err
+	}
+	return s.renderWebhooks(w, r, q, http.StatusOK, webhooksData{Secret: secret, SecretEndpoint: ep.ID})
+}
+
+func (s *server) renderWebhooks(w http.ResponseWriter, r *http.Request, q *request, status int, data webhooksData) error {
 	if q.org != "" {
 		var err error
 		if data.Endpoints, err = s.eng.ListWebhookEndpoints(r.Context(), q.org); err != nil {
@@ -754,7 +778,7 @@ func (s *server) webhooks(w http.ResponseWriter, r *http.Request, q *request) er
 		}
 		slices.Reverse(data.Events)
 	}
-	return s.render(w, r, q, http.StatusOK, "webhooks", "webhooks", data)
+	return s.render(w, r, q, status, "webhooks", "webhooks", data)
 }
 
 func (s *server) redeliver(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -776,8 +800,10 @@ func (s *server) redeliver(w http.ResponseWriter, r *http.Request, q *request) e
 
 type keysData struct {
 	Keys []*engine.APIKey
-	// Credentials are a new key's secrets, shown once.
+	// Credentials are a new key's secrets, shown once; New says the key
+	// replaces none.
 	Credentials *engine.APIKeyCredentials
+	New         bool
 	// CompatHint ends the UddoktaPay-compatible key ("" when disabled);
 	// CompatKey is a new one, shown once.
 	CompatHint, CompatKey string
@@ -833,6 +859,18 @@ func (s *server) keyRotate(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	return s.renderKeys(w, r, q, keysData{Credentials: c})
+}
+
+// keyCreate issues a new API key and signing secret, shown once.
+func (s *server) keyCreate(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.org == "" {
+		return errNotFound
+	}
+	c, err := s.eng.CreateAPIKey(q.ctx(r), q.org)
+	if err != nil {
+		return err
+	}
+	return s.renderKeys(w, r, q, keysData{Credentials: c, New: true})
 }
 
 func (s *server) keyRevoke(w http.ResponseWriter, r *http.Request, q *request) error {

@@ -734,6 +734,8 @@ func TestConsoleRoleTable(t *testing.T) {
 		"POST /console/sms/anchor":          true,
 		"POST /console/bkash/connect":       true,
 		"POST /console/bkash/disconnect":    true,
+		"POST /console/webhooks":            true,
+		"POST /console/keys":                true,
 	}
 	for pattern, role := range console.RouteRoles() {
 		switch {
