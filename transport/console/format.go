@@ -2,6 +2,7 @@ package console
 
 import (
 	"errors"
+	"html/template"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/internal/taka"
+	"github.com/payd-engine/payd/transport"
 )
 
 // What a page shows a person: amounts in taka as Bangladesh writes them,
@@ -130,3 +132,6 @@ func fieldError(lang string, err error) (field, msg string, ok bool) {
 	}
 	return field, translate(lang, "fe_other", detail), true
 }
+
+// QR is payload as a QR code drawn in the page (no image, no script).
+func (v *view) QR(payload string) (template.HTML, error) { return transport.QRSVG(payload) }

@@ -265,6 +265,10 @@ var texts = map[string][2]string{
 	"key_create":          {"New API key", "নতুন এপিআই কী"},
 	"fe_url":              {"Enter a full http(s) address your server answers at, like https://shop.example/payd/webhook.", "আপনার সার্ভারের পূর্ণ http(s) ঠিকানা লিখুন, যেমন https://shop.example/payd/webhook।"},
 
+	"totp_scan": {"Scan this with your authenticator app, or type the secret below.", "অথেনটিকেটর অ্যাপ দিয়ে এটি স্ক্যান করুন, অথবা নিচের সিক্রেট লিখুন।"},
+	"link_copy": {"Copy the link", "লিংকটি কপি করুন"},
+	"link_qr":   {"The payer scans this with a phone camera.", "প্রেরক ফোনের ক্যামেরায় এটি স্ক্যান করবেন।"},
+
 	// Refused input, beside its field.
 	"fe_amount":    {"Enter an amount in taka greater than zero, like 1500 or 1500.50.", "শূন্যের বেশি টাকার পরিমাণ লিখুন, যেমন 1500 বা 1500.50।"},
 	"fe_no_method": {"No payment method can take this amount now: change the amount, or add a wallet whose limits take it.", "এই পরিমাণ এখন কোনো পেমেন্ট মাধ্যমে নেওয়া যাবে না: পরিমাণ বদলান, অথবা এমন ওয়ালেট যোগ করুন যার সীমায় এটি পড়ে।"},
