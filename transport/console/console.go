@@ -207,6 +207,8 @@ var routes = []struct {
 	{"GET /console/keys", engine.RoleViewer, (*server).keys},
 	{"GET /console/audit", engine.RoleViewer, (*server).audit},
 	{"GET /console/links", engine.RoleViewer, (*server).links},
+	{"GET /console/balance", engine.RoleViewer, (*server).balance},
+	{"GET /console/exports/{kind}", engine.RoleViewer, (*server).exportDownload},
 
 	{"POST /console/deposits/{id}/refund", engine.RoleOperator, (*server).refundReview},
 	{"POST /console/deposits/{id}/refunds", engine.RoleOperator, (*server).refundCreate},
@@ -227,6 +229,7 @@ var routes = []struct {
 	{"POST /console/devices/{id}/rotate", engine.RoleOwner, (*server).deviceRotate},
 	{"POST /console/devices/{id}/revoke", engine.RoleOwner, (*server).deviceRevoke},
 	{"POST /console/webhooks", engine.RoleOwner, (*server).webhookAdd},
+	{"POST /console/balance/adjust", engine.RoleOwner, (*server).balanceAdjust},
 	{"POST /console/keys", engine.RoleOwner, (*server).keyCreate},
 	{"POST /console/keys/{id}/rotate", engine.RoleOwner, (*server).keyRotate},
 	{"POST /console/keys/{id}/revoke", engine.RoleOwner, (*server).keyRevoke},

@@ -116,7 +116,7 @@ func (v *view) When(x any) string {
 // error.
 func fieldError(lang string, err error) (field, msg string, ok bool) {
 	var e *engine.Error
-	if !errors.As(err, &e) || e.Code != engine.CodeInvalidRequest {
+	if !errors.As(err, &e) || e.Code != engine.CodeInvalidRequest && e.Code != engine.CodeInsufficientBalance {
 		return "", "", false
 	}
 	field, detail, found := strings.Cut(e.Message, ": ")
@@ -124,8 +124,11 @@ func fieldError(lang string, err error) (field, msg string, ok bool) {
 		return "", "", false
 	}
 	key := "fe_" + field
-	if strings.HasPrefix(detail, "no payment method") {
+	switch {
+	case strings.HasPrefix(detail, "no payment method"):
 		key = "fe_no_method"
+	case e.Code == engine.CodeInsufficientBalance:
+		key = "fe_insufficient"
 	}
 	if hasText(key) {
 		return field, translate(lang, key), true
