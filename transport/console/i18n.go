@@ -300,6 +300,20 @@ var texts = map[string][2]string{
 	"fe_insufficient":       {"The available balance is smaller than that.", "উপলব্ধ ব্যালান্স এর চেয়ে কম।"},
 	"fe_reason":             {"Give a reason of 1 to 500 characters.", "১ থেকে ৫০০ অক্ষরের একটি কারণ লিখুন।"},
 
+	"wallet_add":      {"Add a wallet", "ওয়ালেট যোগ করুন"},
+	"wallet_name":     {"Name on the account (shown to payers)", "অ্যাকাউন্টের নাম (প্রেরক দেখবেন)"},
+	"operation":       {"How payers pay it", "প্রেরক কীভাবে পাঠাবেন"},
+	"operation_hint":  {"Cash Out: an agent wallet; Make Payment: a merchant wallet; Send Money: a personal wallet.", "ক্যাশ আউট: এজেন্ট ওয়ালেট; পেমেন্ট: মার্চেন্ট ওয়ালেট; সেন্ড মানি: পার্সোনাল ওয়ালেট।"},
+	"done_wallet_add": {"The wallet is added to the pool.", "ওয়ালেট যোগ হয়েছে।"},
+	"fe_phone":        {"Enter the wallet's number: 11 digits starting with 01.", "ওয়ালেটের নম্বর লিখুন: 01 দিয়ে শুরু ১১ অঙ্ক।"},
+
+	"webhook_test":        {"Send a test event", "পরীক্ষামূলক ইভেন্ট পাঠান"},
+	"test_answer":         {"The endpoint answered", "এন্ডপয়েন্টের উত্তর"},
+	"test_no_answer":      {"no answer:", "উত্তর নেই:"},
+	"remove":              {"Remove", "মুছুন"},
+	"done_webhook_enable": {"The endpoint is enabled again.", "এন্ডপয়েন্ট আবার চালু।"},
+	"done_webhook_remove": {"The endpoint is removed.", "এন্ডপয়েন্ট মুছে ফেলা হয়েছে।"},
+
 	// Refused input, beside its field.
 	"fe_amount":    {"Enter an amount in taka greater than zero, like 1500 or 1500.50.", "শূন্যের বেশি টাকার পরিমাণ লিখুন, যেমন 1500 বা 1500.50।"},
 	"fe_no_method": {"No payment method can take this amount now: change the amount, or add a wallet whose limits take it.", "এই পরিমাণ এখন কোনো পেমেন্ট মাধ্যমে নেওয়া যাবে না: পরিমাণ বদলান, অথবা এমন ওয়ালেট যোগ করুন যার সীমায় এটি পড়ে।"},

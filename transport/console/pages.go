@@ -695,15 +695,44 @@ func (s *server) deviceRotate(w http.ResponseWriter, r *http.Request, q *request
 
 // Wallets.
 
+type walletsData struct {
+	Wallets              []*engine.Wallet
+	Channels, Operations []string
+	Form                 url.Values
+	Errors               map[string]string
+}
+
 func (s *server) wallets(w http.ResponseWriter, r *http.Request, q *request) error {
-	var ws []*engine.Wallet
+	return s.renderWallets(w, r, q, http.StatusOK, walletsData{})
+}
+
+func (s *server) renderWallets(w http.ResponseWriter, r *http.Request, q *request, status int, data walletsData) error {
+	data.Channels, data.Operations = engine.WalletChannels(), engine.WalletOperations()
 	if q.org != "" {
 		var err error
-		if ws, err = s.eng.ListWallets(r.Context(), q.org); err != nil {
+		if data.Wallets, err = s.eng.ListWallets(r.Context(), q.org); err != nil {
 			return err
 		}
 	}
-	return s.render(w, r, q, http.StatusOK, "wallets", "wallets", ws)
+	return s.render(w, r, q, status, "wallets", "wallets", data)
+}
+
+// walletAdd adds a receiving wallet to the organization's pool.
+func (s *server) walletAdd(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.org == "" {
+		return errNotFound
+	}
+	f := r.PostForm
+	_, err := s.eng.AddWallet(q.ctx(r), engine.AddWalletParams{OrganizationID: q.org, Channel: f.Get("channel"), Operation: f.Get("operation"),
+		Phone: strings.TrimSpace(f.Get("phone")), Name: strings.TrimSpace(f.Get("name")), QRPayload: strings.TrimSpace(f.Get("qr_payload")),
+		MinAmount: strings.TrimSpace(f.Get("min_amount")), MaxAmount: strings.TrimSpace(f.Get("max_amount")), DailyLimit: strings.TrimSpace(f.Get("daily_limit"))})
+	if field, msg, ok := fieldError(q.lang, err); ok {
+		return s.renderWallets(w, r, q, http.StatusBadRequest, walletsData{Form: f, Errors: map[string]string{field: msg}})
+	}
+	if err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/wallets", "done_wallet_add")
 }
 
 func (s *server) walletEnable(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -745,6 +774,9 @@ type webhooksData struct {
 	Secret, SecretEndpoint string
 	Form                   url.Values
 	Errors                 map[string]string
+	// Tested is the endpoint just sent a test post, and what it answered.
+	Tested, TestError string
+	TestStatus        int
 }
 
 func (s *server) webhooks(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -765,6 +797,56 @@ func (s *server) webhookAdd(w http.ResponseWriter, r *http.Request, q *request) 
 		return err
 	}
 	return s.renderWebhooks(w, r, q, http.StatusOK, webhooksData{Secret: secret, SecretEndpoint: ep.ID})
+}
+
+// orgEndpoint returns the organization's endpoint id, or not_found.
+func (s *server) orgEndpoint(r *http.Request, q *request, id string) (*engine.WebhookEndpoint, error) {
+	eps, err := s.eng.ListWebhookEndpoints(r.Context(), q.org)
+	if err != nil {
+		return nil, err
+	}
+	for _, ep := range eps {
+		if ep.ID == id {
+			return ep, nil
+		}
+	}
+	return nil, errNotFound
+}
+
+// webhookTest posts a signed test event to an endpoint now and shows what
+// it answered.
+func (s *server) webhookTest(w http.ResponseWriter, r *http.Request, q *request) error {
+	res, err := s.eng.TestWebhookEndpoint(q.ctx(r), q.org, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	data := webhooksData{Tested: r.PathValue("id"), TestStatus: res.StatusCode}
+	if res.Err != nil {
+		data.TestError = res.Err.Error()
+	}
+	return s.renderWebhooks(w, r, q, http.StatusOK, data)
+}
+
+func (s *server) webhookEnable(w http.ResponseWriter, r *http.Request, q *request) error {
+	ep, err := s.orgEndpoint(r, q, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if _, err := s.eng.EnableWebhookEndpoint(q.ctx(r), ep.ID); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/webhooks", "done_webhook_enable")
+}
+
+func (s *server) webhookRemove(w http.ResponseWriter, r *http.Request, q *request) error {
+	ep, err := s.orgEndpoint(r, q, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if err := s.eng.RemoveWebhookEndpoint(q.ctx(r), ep.ID); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/webhooks", "done_webhook_remove")
 }
 
 func (s *server) renderWebhooks(w http.ResponseWriter, r *http.Request, q *request, status int, data webhooksData) error {

@@ -1,0 +1,134 @@
+package console_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/transport"
+)
+
+// TestWalletAddInTheBrowser: an operator adds a wallet, audited; a viewer
+// and a POST without the session's CSRF token are refused and add none; a
+// bad number is said beside the field with what was typed kept.
+func TestWalletAddInTheBrowser(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	operator(t, srv, "v@example.com", engine.RoleViewer, org.ID, false)
+	operator(t, srv, "o@example.com", engine.RoleOperator, org.ID, false)
+	form := url.Values{"channel": {"bkash"}, "operation": {"cash_out"}, "phone": {"01711000009"}, "name": {"Agent Karim"}, "max_amount": {"20000"}}
+	v := newBrowser(t, srv)
+	v.login("v@example.com", "")
+	if p := v.post("/console/wallets", clone(form)); p.status != http.StatusForbidden {
+		t.Errorf("a viewer adding a wallet: %d, want 403", p.status)
+	}
+	o := newBrowser(t, srv)
+	o.login("o@example.com", "")
+	noCSRF := clone(form)
+	noCSRF.Set("csrf", "")
+	if p := o.post("/console/wallets", noCSRF); p.status != http.StatusForbidden {
+		t.Errorf("without a CSRF token: %d, want 403", p.status)
+	}
+	if ws, _ := srv.Engine.ListWallets(ctx, org.ID); len(ws) != 0 {
+		t.Fatalf("refused requests added %d wallets", len(ws))
+	}
+	bad := clone(form)
+	bad.Set("phone", "12345")
+	if p := o.post("/console/wallets", bad); p.status != http.StatusBadRequest || !strings.Contains(p.body, `id="phone-error"`) || !strings.Contains(p.body, `value="12345"`) {
+		t.Errorf("a bad number: %d", p.status)
+	}
+	if p := o.post("/console/wallets", clone(form)); p.status != http.StatusSeeOther {
+		t.Fatalf("add: %d %s", p.status, p.body)
+	}
+	ws, _ := srv.Engine.ListWallets(ctx, org.ID)
+	if len(ws) != 1 || ws[0].Phone != "01711000009" || ws[0].MaxAmount.Decimal.String() != "20000" {
+		t.Fatalf("wallets: %+v", ws)
+	}
+	es, _ := srv.Engine.ListAudit(ctx, org.ID, 0)
+	found := false
+	for _, e := range es {
+		found = found || e.Action == engine.AuditWalletAdd && e.Actor == "console:o@example.com"
+	}
+	if !found {
+		t.Error("no wallet.add audit entry by the operator")
+	}
+}
+
+// TestWebhookTestDelivery: an operator sends an endpoint a signed test
+// event and sees its answer; another organization's endpoint is not
+// found; a viewer is refused; only the owner removes an endpoint.
+func TestWebhookTestDelivery(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var got []string
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, r.Header.Get("webhook-signature")+" "+string(b))
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer recv.Close()
+	// The receiver is on loopback, which the default client refuses
+	// (a test post is no way around the guard): this payd allows it.
+	srv := paydtest.MustOpen(t, paydtest.WithWebhooks(transport.NewWebhookClient(true)))
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	other := srv.NewOrg(engine.OrganizationSettings{})
+	ep, _, err := srv.Engine.AddWebhookEndpoint(ctx, org.ID, recv.URL+"/hook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherEP, _, err := srv.Engine.AddWebhookEndpoint(ctx, other.ID, recv.URL+"/other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{engine.RoleViewer, engine.RoleOperator, engine.RoleOwner} {
+		operator(t, srv, role+"@example.com", role, org.ID, false)
+	}
+	v := newBrowser(t, srv)
+	v.login("viewer@example.com", "")
+	if p := v.post("/console/webhooks/"+ep.ID+"/test", nil); p.status != http.StatusForbidden {
+		t.Errorf("a viewer's test: %d, want 403", p.status)
+	}
+	o := newBrowser(t, srv)
+	o.login("operator@example.com", "")
+	if p := o.post("/console/webhooks/"+otherEP.ID+"/test", nil); p.status != http.StatusNotFound {
+		t.Errorf("testing another organization's endpoint: %d, want 404", p.status)
+	}
+	if p := o.post("/console/webhooks/"+ep.ID+"/remove", nil); p.status != http.StatusForbidden {
+		t.Errorf("an operator removing an endpoint: %d, want 403", p.status)
+	}
+	mu.Lock()
+	if len(got) != 0 {
+		t.Fatalf("refused tests posted %d times", len(got))
+	}
+	mu.Unlock()
+	p := o.post("/console/webhooks/"+ep.ID+"/test", nil)
+	if p.status != http.StatusOK || !strings.Contains(p.body, `id="test-result"`) || !strings.Contains(p.body, "HTTP 204") {
+		t.Fatalf("test: %d %s", p.status, p.body[strings.Index(p.body, "<main>"):])
+	}
+	mu.Lock()
+	if len(got) != 1 || !strings.HasPrefix(got[0], "v1,") || !strings.Contains(got[0], `"type":"webhook.test"`) {
+		t.Errorf("the receiver got %q", got)
+	}
+	mu.Unlock()
+	owner := newBrowser(t, srv)
+	owner.login("owner@example.com", "")
+	if p := owner.post("/console/webhooks/"+otherEP.ID+"/remove", nil); p.status != http.StatusNotFound {
+		t.Errorf("removing another organization's endpoint: %d, want 404", p.status)
+	}
+	if p := owner.post("/console/webhooks/"+ep.ID+"/remove", nil); p.status != http.StatusSeeOther {
+		t.Errorf("remove: %d", p.status)
+	}
+	if eps, _ := srv.Engine.ListWebhookEndpoints(ctx, other.ID); len(eps) != 1 {
+		t.Error("the other organization's endpoint is gone")
+	}
+}
