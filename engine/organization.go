@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,11 @@ type Organization struct {
 	WithdrawCommissionFixed   decimal.Decimal
 	MethodFees                MethodFees
 
+	// LogoURL (an https URL) and SupportContact (a phone number, an email
+	// address or a URL) are shown to payers beside Name; "" is none.
+	LogoURL        string
+	SupportContact string
+
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -66,6 +72,9 @@ type OrganizationSettings struct {
 	// removes a method's rule, so the default applies again.
 	DepositFees         map[string]*FeeRule
 	WithdrawCommissions map[string]*FeeRule
+	// LogoURL and SupportContact: "" removes them.
+	LogoURL        *string
+	SupportContact *string
 }
 
 // apply validates s and copies its set fields onto org.
@@ -79,6 +88,26 @@ func (s OrganizationSettings) apply(org *Organization) error {
 			return err
 		}
 		org.Name = name
+	}
+	if s.LogoURL != nil {
+		logo := strings.TrimSpace(*s.LogoURL)
+		if logo != "" {
+			u, err := url.Parse(logo)
+			if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(logo) > 500 {
+				return Invalid("logo_url", "must be an https URL of at most 500 characters, or empty")
+			}
+		}
+		org.LogoURL = logo
+	}
+	if s.SupportContact != nil {
+		contact := strings.TrimSpace(*s.SupportContact)
+		if len(contact) > 200 {
+			return Invalid("support_contact", "must be at most 200 characters")
+		}
+		if err := checkText("support_contact", contact); err != nil {
+			return err
+		}
+		org.SupportContact = contact
 	}
 	setBool := func(dst *bool, src *bool) {
 		if src != nil {
