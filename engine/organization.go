@@ -332,6 +332,12 @@ func (s OrganizationSettings) auditDetails() map[string]string {
 			d[k] = strconv.FormatBool(*v)
 		}
 	}
+	if s.LogoURL != nil {
+		d["logo_url"] = *s.LogoURL
+	}
+	if s.SupportContact != nil {
+		d["support_contact"] = *s.SupportContact
+	}
 	for k, v := range map[string]*time.Duration{"instructions_window": s.InstructionsWindow, "redirect_window": s.RedirectWindow} {
 		if v != nil {
 			str(k, *v)

@@ -60,8 +60,9 @@ type checkoutView struct {
 	Token, PageURL, Mount string
 	NotFound              bool
 
-	// Shop is the organization's name, Reference the merchant's order.
-	Shop, Reference string
+	// Shop is the organization's name, Reference the merchant's order;
+	// Logo and Support its logo URL and support contact ("" for none).
+	Shop, Reference, Logo, Support string
 
 	Amount, ChannelName, ChannelClass, OperationName string
 	Status, StatusText                               string
@@ -169,7 +170,7 @@ func (s *server) renderCheckout(w http.ResponseWriter, r *http.Request, status i
 			if err != nil {
 				return err
 			}
-			v.Shop = org.Name
+			v.Shop, v.Logo, v.Support = org.Name, org.LogoURL, org.SupportContact
 		}
 	}
 	var page bytes.Buffer
@@ -183,8 +184,12 @@ func (s *server) renderCheckout(w http.ResponseWriter, r *http.Request, status i
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Vary", "Accept-Language")
+	img := ""
+	if u, err := url.Parse(v.Logo); v.Logo != "" && err == nil && u.Scheme == "https" && u.Host != "" {
+		img = "; img-src https://" + u.Host // the organization's logo, and nothing else
+	}
 	h.Set("Content-Security-Policy", fmt.Sprintf(
-		"default-src 'none'; script-src 'nonce-%[1]s'; style-src 'nonce-%[1]s'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'", v.Nonce))
+		"default-src 'none'; script-src 'nonce-%[1]s'; style-src 'nonce-%[1]s'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'%[2]s", v.Nonce, img))
 	w.WriteHeader(status)
 	_, err = page.WriteTo(w)
 	return err

@@ -208,6 +208,7 @@ var routes = []struct {
 	{"GET /console/audit", engine.RoleViewer, (*server).audit},
 	{"GET /console/links", engine.RoleViewer, (*server).links},
 	{"GET /console/balance", engine.RoleViewer, (*server).balance},
+	{"GET /console/settings", engine.RoleViewer, (*server).settings},
 	{"GET /console/exports/{kind}", engine.RoleViewer, (*server).exportDownload},
 
 	{"POST /console/deposits/{id}/refund", engine.RoleOperator, (*server).refundReview},
@@ -231,6 +232,7 @@ var routes = []struct {
 	{"POST /console/sms/anchor", anchorRole, (*server).smsAnchor},
 	{"POST /console/devices/{id}/rotate", engine.RoleOwner, (*server).deviceRotate},
 	{"POST /console/devices/{id}/revoke", engine.RoleOwner, (*server).deviceRevoke},
+	{"POST /console/settings", engine.RoleOwner, (*server).settingsSave},
 	{"POST /console/webhooks", engine.RoleOwner, (*server).webhookAdd},
 	{"POST /console/webhooks/{id}/remove", engine.RoleOwner, (*server).webhookRemove},
 	{"POST /console/balance/adjust", engine.RoleOwner, (*server).balanceAdjust},

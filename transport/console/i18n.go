@@ -314,6 +314,31 @@ var texts = map[string][2]string{
 	"done_webhook_enable": {"The endpoint is enabled again.", "এন্ডপয়েন্ট আবার চালু।"},
 	"done_webhook_remove": {"The endpoint is removed.", "এন্ডপয়েন্ট মুছে ফেলা হয়েছে।"},
 
+	"support":                         {"Questions about this payment", "এই পেমেন্ট নিয়ে প্রশ্ন"},
+	"t_settings":                      {"Settings", "সেটিংস"},
+	"set_payers":                      {"What payers see", "প্রেরক যা দেখবেন"},
+	"set_name":                        {"Shop name", "দোকানের নাম"},
+	"set_logo":                        {"Logo (an https address of an image)", "লোগো (ছবির https ঠিকানা)"},
+	"set_support":                     {"Support contact (phone, email or web address)", "সহায়তার যোগাযোগ (ফোন, ইমেইল বা ওয়েব ঠিকানা)"},
+	"set_windows":                     {"How long a payer has", "প্রেরক কতক্ষণ সময় পাবেন"},
+	"set_instructions_window":         {"To send a transaction ID (minutes)", "ট্রানজ্যাকশন আইডি পাঠাতে (মিনিট)"},
+	"set_redirect_window":             {"To finish a hosted checkout (minutes)", "হোস্টেড চেকআউট শেষ করতে (মিনিট)"},
+	"set_platform":                    {"Set by the platform", "প্ল্যাটফর্ম নির্ধারিত"},
+	"set_platform_hint":               {"Only the platform's owner changes these.", "কেবল প্ল্যাটফর্মের মালিক এগুলো বদলাতে পারেন।"},
+	"set_deposits_enabled":            {"Deposits", "জমা"},
+	"set_h2h_enabled":                 {"Host-to-host deposits", "হোস্ট-টু-হোস্ট জমা"},
+	"set_withdrawals_enabled":         {"Withdrawals", "উত্তোলন"},
+	"set_deposit_fee_percent":         {"Deposit fee (%)", "জমার ফি (%)"},
+	"set_deposit_fee_fixed":           {"Deposit fee (fixed, ৳)", "জমার ফি (নির্দিষ্ট, ৳)"},
+	"set_withdraw_commission_percent": {"Withdrawal commission (%)", "উত্তোলনের কমিশন (%)"},
+	"set_withdraw_commission_fixed":   {"Withdrawal commission (fixed, ৳)", "উত্তোলনের কমিশন (নির্দিষ্ট, ৳)"},
+	"done_settings":                   {"The settings are saved.", "সেটিংস সংরক্ষিত।"},
+	"fe_name":                         {"Give a name of 1 to 200 characters.", "১ থেকে ২০০ অক্ষরের একটি নাম দিন।"},
+	"fe_logo_url":                     {"Give an https address of the image, or leave it empty.", "ছবির https ঠিকানা দিন, অথবা খালি রাখুন।"},
+	"fe_support_contact":              {"Keep the contact to 200 characters of plain text.", "যোগাযোগ ২০০ অক্ষরের সাধারণ লেখায় রাখুন।"},
+	"fe_instructions_window":          {"Give whole minutes, from 1 to 10080.", "১ থেকে ১০০৮০ পূর্ণ মিনিট দিন।"},
+	"fe_redirect_window":              {"Give whole minutes, from 1 to 10080.", "১ থেকে ১০০৮০ পূর্ণ মিনিট দিন।"},
+
 	// Refused input, beside its field.
 	"fe_amount":    {"Enter an amount in taka greater than zero, like 1500 or 1500.50.", "শূন্যের বেশি টাকার পরিমাণ লিখুন, যেমন 1500 বা 1500.50।"},
 	"fe_no_method": {"No payment method can take this amount now: change the amount, or add a wallet whose limits take it.", "এই পরিমাণ এখন কোনো পেমেন্ট মাধ্যমে নেওয়া যাবে না: পরিমাণ বদলান, অথবা এমন ওয়ালেট যোগ করুন যার সীমায় এটি পড়ে।"},
@@ -389,4 +414,19 @@ var funcs = template.FuncMap{
 		return s
 	},
 	"statuses": func(any) []string { return depositStatuses },
+	// dict passes several values to a template: key, value, ...
+	"dict": func(kv ...any) (map[string]any, error) {
+		if len(kv)%2 != 0 {
+			return nil, fmt.Errorf("dict of %d values", len(kv))
+		}
+		m := make(map[string]any, len(kv)/2)
+		for i := 0; i < len(kv); i += 2 {
+			k, ok := kv[i].(string)
+			if !ok {
+				return nil, fmt.Errorf("dict key %v", kv[i])
+			}
+			m[k] = kv[i+1]
+		}
+		return m, nil
+	},
 }

@@ -1057,8 +1057,11 @@ func (s *server) linkCreate(w http.ResponseWriter, r *http.Request, q *request) 
 type payData struct {
 	State   *engine.PaymentLinkState
 	OrgName string
-	Methods []string
-	Error   string
+	// Logo and Support are the organization's logo URL and support
+	// contact ("" for none).
+	Logo, Support string
+	Methods       []string
+	Error         string
 	// Invoice is set when the link is an invoice; Return is where its
 	// payer goes back with a form (return_type POST).
 	Invoice *engine.CompatInvoice
@@ -1101,6 +1104,8 @@ func (s *server) renderPay(w http.ResponseWriter, r *http.Request, q *request, s
 		return err
 	}
 	data.OrgName, q.shop = org.Name, org.Name
+	data.Logo, data.Support = org.LogoURL, org.SupportContact
+	allowImage(w, org.LogoURL)
 	return s.render(w, r, q, status, "pay", "", data)
 }
 

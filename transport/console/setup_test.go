@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydtest"
@@ -130,5 +133,87 @@ func TestWebhookTestDelivery(t *testing.T) {
 	}
 	if eps, _ := srv.Engine.ListWebhookEndpoints(ctx, other.ID); len(eps) != 1 {
 		t.Error("the other organization's endpoint is gone")
+	}
+}
+
+// TestSettingsInTheBrowser: an organization's owner sets what payers see
+// and the windows, audited, and the payer's pages show the name, logo
+// (its origin, and no other, allowed by the CSP) and support contact; the
+// fees are the platform's: an organization's owner who posts fee fields
+// changes no fee (the attack), a platform owner does; a viewer and an
+// operator are refused, and so is a POST without the CSRF token; a
+// script URL for the logo is refused beside the field.
+func TestSettingsInTheBrowser(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{Name: ptr("Old Name"), DepositFeePercent: ptr(decimal.RequireFromString("1.5"))})
+	for _, role := range []string{engine.RoleViewer, engine.RoleOperator, engine.RoleOwner} {
+		operator(t, srv, role+"@example.com", role, org.ID, false)
+	}
+	operator(t, srv, "platform@example.com", engine.RoleOwner, "", false)
+	form := url.Values{"name": {"Dhaka Books"}, "logo_url": {"https://cdn.dhakabooks.example/logo.png"}, "support_contact": {"01711000000"},
+		"instructions_window": {"30"}, "redirect_window": {"45"},
+		"deposit_fee_percent": {"0"}, "deposit_fee_fixed": {"0"}, "withdraw_commission_percent": {"0"}, "withdraw_commission_fixed": {"0"},
+		"deposits_enabled": {"on"}, "withdrawals_enabled": {"on"}, "h2h_enabled": {"on"}}
+	before, _ := srv.Engine.GetOrganization(ctx, org.ID)
+	for _, role := range []string{engine.RoleViewer, engine.RoleOperator} {
+		b := newBrowser(t, srv)
+		b.login(role+"@example.com", "")
+		if p := b.post("/console/settings", clone(form)); p.status != http.StatusForbidden {
+			t.Errorf("%s saving settings: %d, want 403", role, p.status)
+		}
+	}
+	o := newBrowser(t, srv)
+	o.login("owner@example.com", "")
+	noCSRF := clone(form)
+	noCSRF.Set("csrf", "")
+	if p := o.post("/console/settings", noCSRF); p.status != http.StatusForbidden {
+		t.Errorf("without a CSRF token: %d, want 403", p.status)
+	}
+	if got, _ := srv.Engine.GetOrganization(ctx, org.ID); got.Name != "Old Name" {
+		t.Fatalf("a refused request renamed the organization: %q", got.Name)
+	}
+	bad := clone(form)
+	bad.Set("logo_url", "javascript:alert(1)")
+	if p := o.post("/console/settings", bad); p.status != http.StatusBadRequest || !strings.Contains(p.body, `id="logo_url-error"`) {
+		t.Errorf("a script logo: %d", p.status)
+	}
+	if p := o.post("/console/settings", clone(form)); p.status != http.StatusSeeOther {
+		t.Fatalf("save: %d %s", p.status, p.body)
+	}
+	got, _ := srv.Engine.GetOrganization(ctx, org.ID)
+	if got.Name != "Dhaka Books" || got.LogoURL != "https://cdn.dhakabooks.example/logo.png" || got.SupportContact != "01711000000" ||
+		got.InstructionsWindow != 30*time.Minute || got.RedirectWindow != 45*time.Minute {
+		t.Errorf("after the owner's save: %+v", got)
+	}
+	if !got.DepositFeePercent.Equal(before.DepositFeePercent) || !got.WithdrawCommissionFixed.Equal(before.WithdrawCommissionFixed) ||
+		got.H2HEnabled != before.H2HEnabled || got.WithdrawalsEnabled != before.WithdrawalsEnabled {
+		t.Errorf("an organization's owner changed the platform's settings: %+v, were %+v", got, before)
+	}
+	es, _ := srv.Engine.ListAudit(ctx, org.ID, 0)
+	audited := false
+	for _, e := range es {
+		audited = audited || e.Action == engine.AuditOrgUpdate && e.Actor == "console:owner@example.com" && e.Details["logo_url"] != ""
+	}
+	if !audited {
+		t.Error("no org.update audit entry by the owner")
+	}
+	l, err := srv.Engine.CreatePaymentLink(ctx, org.ID, "500", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newBrowser(t, srv).get("/pay/" + l.Token)
+	if !strings.Contains(p.body, `id="shop-logo"`) || !strings.Contains(p.body, `id="shop-support"`) ||
+		!strings.Contains(p.header.Get("Content-Security-Policy"), "img-src 'self' https://cdn.dhakabooks.example;") {
+		t.Errorf("the pay page: logo %v, support %v, CSP %q", strings.Contains(p.body, `id="shop-logo"`), strings.Contains(p.body, `id="shop-support"`), p.header.Get("Content-Security-Policy"))
+	}
+
+	pl := newBrowser(t, srv)
+	pl.login("platform@example.com", "")
+	if p := pl.post("/console/settings?org="+org.ID, clone(form)); p.status != http.StatusSeeOther {
+		t.Fatalf("the platform owner's save: %d", p.status)
+	}
+	if got, _ := srv.Engine.GetOrganization(ctx, org.ID); !got.DepositFeePercent.IsZero() || !got.H2HEnabled {
+		t.Errorf("the platform owner's fees: %s, h2h %v", got.DepositFeePercent, got.H2HEnabled)
 	}
 }
