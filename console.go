@@ -164,6 +164,14 @@ func (a inboxConsole) RevokeDevice(ctx context.Context, orgID, deviceID string) 
 	return err
 }
 
+func (a inboxConsole) AddDevice(ctx context.Context, p console.AddDevice) (*console.NewDevice, error) {
+	c, err := a.inbox.AddDevice(ctx, smsinbox.AddDeviceParams{OrganizationID: p.OrganizationID, Name: p.Name, WalletIDs: p.WalletIDs, SigningSecret: p.SigningSecret})
+	if err != nil {
+		return nil, err
+	}
+	return &console.NewDevice{ID: c.Device.ID, Token: c.Token, SigningSecret: c.SigningSecret}, nil
+}
+
 func (a inboxConsole) RotateDevice(ctx context.Context, orgID, deviceID string) (string, error) {
 	c, err := a.inbox.RotateDevice(ctx, orgID, deviceID)
 	if err != nil {

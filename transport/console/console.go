@@ -74,6 +74,10 @@ type Config struct {
 	// Now is the clock of TOTP codes (default the engine's).
 	Now func() time.Time
 
+	// APIPrefix is the API's path under the mount ("/api"): a paired
+	// phone's forwarder posts under it.
+	APIPrefix string
+
 	// Sandbox says the provider is the sandbox: every page says so, so
 	// that nobody mistakes test money for real.
 	Sandbox bool
@@ -99,10 +103,11 @@ const (
 )
 
 type server struct {
-	eng     *engine.Engine
-	sandbox bool
-	inbox   Inbox
-	bkash   Bkash
+	eng       *engine.Engine
+	sandbox   bool
+	apiPrefix string
+	inbox     Inbox
+	bkash     Bkash
 	// publicURL is Config.PublicURL without its trailing slash; httpsURL:
 	// it is https.
 	publicURL atomic.Pointer[string]
@@ -230,6 +235,7 @@ var routes = []struct {
 	{"POST /console/links", engine.RoleOperator, (*server).linkCreate},
 
 	{"POST /console/sms/anchor", anchorRole, (*server).smsAnchor},
+	{"POST /console/devices", engine.RoleOwner, (*server).deviceAdd},
 	{"POST /console/devices/{id}/rotate", engine.RoleOwner, (*server).deviceRotate},
 	{"POST /console/devices/{id}/revoke", engine.RoleOwner, (*server).deviceRevoke},
 	{"POST /console/settings", engine.RoleOwner, (*server).settingsSave},
@@ -263,7 +269,7 @@ var routeRole = func() map[string]string {
 
 // New returns the console's handlers.
 func New(cfg Config) *Handlers {
-	s := &server{eng: cfg.Engine, sandbox: cfg.Sandbox, inbox: cfg.Inbox, bkash: cfg.Bkash, mount: strings.TrimRight(cfg.Mount, "/"), logger: cfg.Logger, now: cfg.Now}
+	s := &server{eng: cfg.Engine, sandbox: cfg.Sandbox, apiPrefix: strings.TrimRight(cfg.APIPrefix, "/"), inbox: cfg.Inbox, bkash: cfg.Bkash, mount: strings.TrimRight(cfg.Mount, "/"), logger: cfg.Logger, now: cfg.Now}
 	s.setPublicURL(cfg.PublicURL)
 	if s.logger == nil {
 		s.logger = slog.Default()

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -644,6 +645,14 @@ type devicesData struct {
 	Devices []Device
 	// Token is a rotated device's new token, shown once.
 	Token, TokenDevice string
+	// Paired is a phone just paired, with what its forwarder app needs
+	// (shown once, and as a QR code): Pairing is the code's content.
+	Paired       *NewDevice
+	ForwarderURL string
+	Pairing      string
+	Wallets      []*engine.Wallet
+	Form         url.Values
+	Errors       map[string]string
 }
 
 func (s *server) devices(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -651,6 +660,10 @@ func (s *server) devices(w http.ResponseWriter, r *http.Request, q *request) err
 }
 
 func (s *server) renderDevices(w http.ResponseWriter, r *http.Request, q *request, data devicesData) error {
+	return s.renderDevicesStatus(w, r, q, http.StatusOK, data)
+}
+
+func (s *server) renderDevicesStatus(w http.ResponseWriter, r *http.Request, q *request, status int, data devicesData) error {
 	if err := s.needInbox(); err != nil {
 		return err
 	}
@@ -659,7 +672,11 @@ func (s *server) renderDevices(w http.ResponseWriter, r *http.Request, q *reques
 		if data.Devices, err = s.inbox.ListDevices(r.Context(), q.org); err != nil {
 			return err
 		}
+		if data.Wallets, err = s.eng.ListWallets(r.Context(), q.org); err != nil {
+			return err
+		}
 	}
+	data.ForwarderURL = s.publicAt(s.apiPrefix + "/v1/devices/sms")
 	// The page says whether a chain is anchored, never its balance: that
 	// is shown only where it is anchored.
 	for _, d := range data.Devices {
@@ -669,7 +686,31 @@ func (s *server) renderDevices(w http.ResponseWriter, r *http.Request, q *reques
 			}
 		}
 	}
-	return s.render(w, r, q, http.StatusOK, "devices", "devices", data)
+	return s.render(w, r, q, status, "devices", "devices", data)
+}
+
+// deviceAdd pairs a phone: its token (and signing secret) are shown once,
+// with a QR code of the forwarder URL and token for its app. A device
+// token is a credential: the owner's.
+func (s *server) deviceAdd(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	if q.org == "" {
+		return errNotFound
+	}
+	f := r.PostForm
+	nd, err := s.inbox.AddDevice(q.ctx(r), AddDevice{OrganizationID: q.org, Name: strings.TrimSpace(f.Get("name")),
+		WalletIDs: f["wallet"], SigningSecret: f.Get("signing_secret") == "on"})
+	if field, msg, ok := fieldError(q.lang, err); ok {
+		return s.renderDevicesStatus(w, r, q, http.StatusBadRequest, devicesData{Form: f, Errors: map[string]string{field: msg}})
+	}
+	if err != nil {
+		return err
+	}
+	data := devicesData{Paired: nd}
+	data.Pairing = pairingPayload(s.publicAt(s.apiPrefix+"/v1/devices/sms"), nd)
+	return s.renderDevices(w, r, q, data)
 }
 
 func (s *server) deviceRevoke(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -691,6 +732,17 @@ func (s *server) deviceRotate(w http.ResponseWriter, r *http.Request, q *request
 		return err
 	}
 	return s.renderDevices(w, r, q, devicesData{Token: token, TokenDevice: r.PathValue("id")})
+}
+
+// pairingPayload is what a paired phone's QR code holds: the forwarder
+// URL and its credentials, as JSON a forwarder app (or a person) reads.
+func pairingPayload(forwarderURL string, nd *NewDevice) string {
+	b, _ := json.Marshal(struct {
+		URL           string `json:"url"`
+		Token         string `json:"token"`
+		SigningSecret string `json:"signing_secret,omitempty"`
+	}{forwarderURL, nd.Token, nd.SigningSecret})
+	return string(b)
 }
 
 // Wallets.

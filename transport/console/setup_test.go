@@ -15,6 +15,7 @@ import (
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/paydtest"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/transport"
 )
 
@@ -216,4 +217,85 @@ func TestSettingsInTheBrowser(t *testing.T) {
 	if got, _ := srv.Engine.GetOrganization(ctx, org.ID); !got.DepositFeePercent.IsZero() || !got.H2HEnabled {
 		t.Errorf("the platform owner's fees: %s, h2h %v", got.DepositFeePercent, got.H2HEnabled)
 	}
+}
+
+// TestPairAPhone: the owner pairs a phone to the organization's wallet:
+// its token is shown once, with a QR code of the forwarder URL and token,
+// audited; the token works at the forwarder URL's endpoint. An operator
+// and a POST without the CSRF token are refused, and so is naming another
+// organization's wallet (the phone would prove that organization's
+// payments).
+func TestPairAPhone(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t, paydtest.WithSMSInbox(smsinbox.Config{}))
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	other := srv.NewOrg(engine.OrganizationSettings{})
+	w := srv.AddWallet(org, "bkash", "cash_out", "01811111111", "Agent")
+	wOther := srv.AddWallet(other, "bkash", "cash_out", "01822222222", "Other agent")
+	operator(t, srv, "operator@example.com", engine.RoleOperator, org.ID, false)
+	operator(t, srv, "owner@example.com", engine.RoleOwner, org.ID, false)
+	devices := func() int {
+		ds, err := srv.Inbox.ListDevices(ctx, org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ds)
+	}
+	form := url.Values{"name": {"counter 1"}, "wallet": {w.ID}}
+	op := newBrowser(t, srv)
+	op.login("operator@example.com", "")
+	if p := op.post("/console/devices", clone(form)); p.status != http.StatusForbidden {
+		t.Errorf("an operator pairing: %d, want 403", p.status)
+	}
+	o := newBrowser(t, srv)
+	o.login("owner@example.com", "")
+	noCSRF := clone(form)
+	noCSRF.Set("csrf", "")
+	if p := o.post("/console/devices", noCSRF); p.status != http.StatusForbidden {
+		t.Errorf("without a CSRF token: %d, want 403", p.status)
+	}
+	if p := o.post("/console/devices", url.Values{"name": {"thief"}, "wallet": {wOther.ID}}); p.status < 400 {
+		t.Errorf("pairing to another organization's wallet: %d", p.status)
+	}
+	if n := devices(); n != 0 {
+		t.Fatalf("refused requests paired %d phones", n)
+	}
+	p := o.post("/console/devices", clone(form))
+	if p.status != http.StatusOK || !strings.Contains(p.body, `id="pair-qr"`) || !strings.Contains(p.body, `id="device-token"`) {
+		t.Fatalf("pair: %d", p.status)
+	}
+	token := between(p.body, `id="device-token">`, "<")
+	if !strings.Contains(p.body, `id="forwarder-url">`+srv.URL+"/api/v1/devices/sms<") {
+		t.Errorf("the forwarder URL shown: %q", between(p.body, `id="forwarder-url">`, "<"))
+	}
+	if n := devices(); n != 1 {
+		t.Fatalf("devices: %d", n)
+	}
+	if p := o.get("/console/devices"); strings.Contains(p.body, token) {
+		t.Error("the token is shown again")
+	}
+	// The token is the phone's: its heartbeat is accepted.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/devices/heartbeat", strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode >= 300 {
+		t.Errorf("the paired phone's heartbeat: %d", res.StatusCode)
+	}
+}
+
+func between(s, from, to string) string {
+	i := strings.Index(s, from)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(from):]
+	if j := strings.Index(s, to); j >= 0 {
+		return s[:j]
+	}
+	return s
 }
