@@ -239,6 +239,8 @@ var routes = []struct {
 	{"POST /console/devices/{id}/rotate", engine.RoleOwner, (*server).deviceRotate},
 	{"POST /console/devices/{id}/revoke", engine.RoleOwner, (*server).deviceRevoke},
 	{"POST /console/settings", engine.RoleOwner, (*server).settingsSave},
+	// A platform owner's alone (the handler checks the platform).
+	{"POST /console/organizations", engine.RoleOwner, (*server).orgCreate},
 	{"POST /console/webhooks", engine.RoleOwner, (*server).webhookAdd},
 	{"POST /console/webhooks/{id}/remove", engine.RoleOwner, (*server).webhookRemove},
 	{"POST /console/balance/adjust", engine.RoleOwner, (*server).balanceAdjust},

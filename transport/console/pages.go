@@ -200,6 +200,9 @@ type overviewData struct {
 	SilentDevices  []Device
 	// EndpointsFailing are webhook endpoints failing now or disabled.
 	EndpointsFailing int
+	// NewOrgName and Errors are a refused new organization's form.
+	NewOrgName string
+	Errors     map[string]string
 }
 
 type statusCount struct {

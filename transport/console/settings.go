@@ -106,3 +106,25 @@ func (s *server) settingsSave(w http.ResponseWriter, r *http.Request, q *request
 	}
 	return done(w, r, q, "/console/settings", "done_settings")
 }
+
+// orgCreate creates an organization: a platform owner's alone (the first
+// owner of a payd is one, made by the admin CLI). Its first API key and
+// signing secret are shown once, on its keys page.
+func (s *server) orgCreate(w http.ResponseWriter, r *http.Request, q *request) error {
+	if !q.operator.Platform() {
+		return errForbidden
+	}
+	name := strings.TrimSpace(r.PostForm.Get("name"))
+	creds, err := s.eng.CreateOrganization(q.ctx(r), engine.OrganizationSettings{Name: &name})
+	if field, msg, ok := fieldError(q.lang, err); ok {
+		return s.render(w, r, q, http.StatusBadRequest, "overview", "overview", overviewData{NewOrgName: name, Errors: map[string]string{field: msg}})
+	}
+	if err != nil {
+		return err
+	}
+	q.org = creds.Organization.ID
+	if q.orgs, err = s.eng.ListOrganizations(r.Context()); err != nil {
+		return err
+	}
+	return s.renderKeys(w, r, q, keysData{Credentials: creds.APIKey, New: true})
+}

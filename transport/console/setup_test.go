@@ -299,3 +299,46 @@ func between(s, from, to string) string {
 	}
 	return s
 }
+
+// TestCreateOrganization: a platform owner creates an organization from
+// the browser, its first API key shown once, audited; an organization's
+// owner (who would make a second organization of its own) and a platform
+// viewer are refused, and so is a POST without the CSRF token.
+func TestCreateOrganization(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	operator(t, srv, "owner@example.com", engine.RoleOwner, org.ID, false)
+	operator(t, srv, "pviewer@example.com", engine.RoleViewer, "", false)
+	operator(t, srv, "powner@example.com", engine.RoleOwner, "", false)
+	count := func() int {
+		os, err := srv.Engine.ListOrganizations(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(os)
+	}
+	n0 := count()
+	for _, email := range []string{"owner@example.com", "pviewer@example.com"} {
+		b := newBrowser(t, srv)
+		b.login(email, "")
+		if p := b.post("/console/organizations", url.Values{"name": {"Mine"}}); p.status != http.StatusForbidden {
+			t.Errorf("%s creating an organization: %d, want 403", email, p.status)
+		}
+	}
+	p := newBrowser(t, srv)
+	p.login("powner@example.com", "")
+	if pg := p.post("/console/organizations", url.Values{"name": {"Mine"}, "csrf": {""}}); pg.status != http.StatusForbidden {
+		t.Errorf("without a CSRF token: %d, want 403", pg.status)
+	}
+	if n := count(); n != n0 {
+		t.Fatalf("refused requests made %d organizations", n-n0)
+	}
+	pg := p.post("/console/organizations", url.Values{"name": {"Dhaka Books"}})
+	if pg.status != http.StatusOK || !strings.Contains(pg.body, `id="new-key"`) {
+		t.Fatalf("create: %d", pg.status)
+	}
+	if n := count(); n != n0+1 {
+		t.Fatalf("organizations: %d, want %d", n, n0+1)
+	}
+}
