@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/internal/taka"
 )
 
 // The hosted checkout is server-rendered HTML with inline CSS and one tiny
@@ -64,11 +65,15 @@ type checkoutView struct {
 	// Logo and Support its logo URL and support contact ("" for none).
 	Shop, Reference, Logo, Support string
 
-	Amount, ChannelName, ChannelClass, OperationName string
-	Status, StatusText                               string
-	Instructions                                     bool
-	RecipientPhone, RecipientName                    string
-	QR                                               template.HTML
+	// Amount is the amount as a form sends it; AmountShown as the payer
+	// reads it, grouped in lakhs (৳1,20,000.00 is written 1,20,000.00),
+	// in ASCII digits in both languages as wallet apps show it.
+	Amount, AmountShown                      string
+	ChannelName, ChannelClass, OperationName string
+	Status, StatusText                       string
+	Instructions                             bool
+	RecipientPhone, RecipientName            string
+	QR                                       template.HTML
 
 	// Open: the payer can still pay. Verifying: a payment is being
 	// checked. Neither: the outcome is shown with the way back.
@@ -213,6 +218,7 @@ func (s *server) fillCheckout(v *checkoutView, d *engine.Deposit, msg pageMessag
 	now := s.engine.Now()
 	lang := v.Lang
 	v.Amount = engine.FormatAmount(d.Amount)
+	v.AmountShown = taka.Plain(d.Amount, taka.English)
 	v.ChannelName = channelNames[lang][d.Channel]
 	if v.ChannelName == "" {
 		v.ChannelName = d.PaymentMethod

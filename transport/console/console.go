@@ -549,10 +549,11 @@ type view struct {
 
 func (v *view) T(key string, args ...any) string { return translate(v.Lang, key, args...) }
 
-// OrgQuery is "org=ID" for a platform operator's links, "" otherwise.
-func (v *view) OrgQuery() string {
+// OrgQuery is "org=ID" for a platform operator's links, "" otherwise: a
+// URL's query as it is (its "=" kept, the ID escaped here).
+func (v *view) OrgQuery() template.URL {
 	if v.Operator != nil && v.Operator.Platform() && v.Org != "" {
-		return "org=" + url.QueryEscape(v.Org)
+		return template.URL("org=" + url.QueryEscape(v.Org))
 	}
 	return ""
 }

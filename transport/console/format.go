@@ -81,6 +81,15 @@ func (v *view) Channel(code string) string { return v.word("ch_", code) }
 // Op is a wallet operation in words.
 func (v *view) Op(code string) string { return v.word("op_", code) }
 
+// Event is an event's type in words, its code beside it (the code is
+// what the merchant's server receives).
+func (v *view) Event(typ string) string {
+	if w := v.word("ev_", typ); w != typ {
+		return w + " (" + typ + ")"
+	}
+	return typ
+}
+
 // Failure is a failure code in words.
 func (v *view) Failure(code string) string { return v.word("fc_", code) }
 

@@ -209,3 +209,19 @@ func TestSetupCredentialsInTheBrowser(t *testing.T) {
 		t.Errorf("audited by the owner: %v", seen)
 	}
 }
+
+// TestPlatformLinksKeepTheOrganization: a platform operator's links name
+// the organization as a query (org=ID), not an escaped "org%3dID" that
+// would fall back to the first organization.
+func TestPlatformLinksKeepTheOrganization(t *testing.T) {
+	srv := paydtest.MustOpen(t)
+	srv.NewOrg(engine.OrganizationSettings{})
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	operator(t, srv, "p@example.com", engine.RoleViewer, "", false)
+	b := newBrowser(t, srv)
+	b.login("p@example.com", "")
+	p := b.get("/console/?org=" + org.ID)
+	if !strings.Contains(p.body, "/console/deposits?org="+org.ID+`"`) || strings.Contains(p.body, "org%3d") {
+		t.Errorf("the navigation's links lose the organization")
+	}
+}

@@ -68,9 +68,8 @@ func (s *server) settingsSave(w http.ResponseWriter, r *http.Request, q *request
 	for k := range f {
 		form[k] = f.Get(k)
 	}
-	fail := func(field string, err error) error {
-		if fld, msg, ok := fieldError(q.lang, err); ok {
-			field = fld
+	fail := func(err error) error {
+		if field, msg, ok := fieldError(q.lang, err); ok {
 			return s.renderSettings(w, r, q, http.StatusBadRequest, settingsData{Form: form, Errors: map[string]string{field: msg}})
 		}
 		return err
@@ -80,7 +79,7 @@ func (s *server) settingsSave(w http.ResponseWriter, r *http.Request, q *request
 	for k, dst := range map[string]**time.Duration{"instructions_window": &set.InstructionsWindow, "redirect_window": &set.RedirectWindow} {
 		n, err := strconv.ParseInt(strings.TrimSpace(f.Get(k)), 10, 64)
 		if err != nil || n <= 0 {
-			return fail(k, engine.Invalid(k, "must be whole minutes"))
+			return fail(engine.Invalid(k, "must be whole minutes"))
 		}
 		d := time.Duration(n) * time.Minute
 		*dst = &d
@@ -96,13 +95,13 @@ func (s *server) settingsSave(w http.ResponseWriter, r *http.Request, q *request
 		} {
 			d, err := decimal.NewFromString(strings.TrimSpace(f.Get(k)))
 			if err != nil {
-				return fail(k, engine.Invalid(k, "must be a number"))
+				return fail(engine.Invalid(k, "must be a number"))
 			}
 			*dst = &d
 		}
 	}
 	if _, err := s.eng.UpdateOrganization(q.ctx(r), q.org, set); err != nil {
-		return fail("", err)
+		return fail(err)
 	}
 	return done(w, r, q, "/console/settings", "done_settings")
 }
