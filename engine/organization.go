@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +51,9 @@ type Organization struct {
 	// address or a URL) are shown to payers beside Name; "" is none.
 	LogoURL        string
 	SupportContact string
+	// DisabledMethods are the deposit methods the organization turned off,
+	// in catalog order: no deposit, link or payer's page takes them.
+	DisabledMethods []string
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -75,6 +79,8 @@ type OrganizationSettings struct {
 	// LogoURL and SupportContact: "" removes them.
 	LogoURL        *string
 	SupportContact *string
+	// DisabledMethods replaces the methods turned off (empty: none).
+	DisabledMethods *[]string
 }
 
 // apply validates s and copies its set fields onto org.
@@ -98,6 +104,25 @@ func (s OrganizationSettings) apply(org *Organization) error {
 			}
 		}
 		org.LogoURL = logo
+	}
+	if s.DisabledMethods != nil {
+		var off []string
+		for _, m := range catalog {
+			if slices.Contains(*s.DisabledMethods, m.Name) {
+				off = append(off, m.Name)
+			}
+		}
+		for _, name := range *s.DisabledMethods {
+			if !isDepositMethod(name) {
+				return Invalid("disabled_methods", "must be deposit methods: "+OneOf(names(func(m Method) []string {
+					if m.IsDeposit() {
+						return []string{m.Name}
+					}
+					return nil
+				})))
+			}
+		}
+		org.DisabledMethods = off
 	}
 	if s.SupportContact != nil {
 		contact := strings.TrimSpace(*s.SupportContact)
@@ -295,6 +320,12 @@ type MethodFees struct {
 	Withdraw map[string]FeeRule `json:"withdraw,omitempty"`
 }
 
+// MethodEnabled reports whether the organization takes deposits by method
+// (it has not turned it off).
+func (o *Organization) MethodEnabled(method string) bool {
+	return !slices.Contains(o.DisabledMethods, method)
+}
+
 // DepositFee is the fee rule of a deposit payment method.
 func (o *Organization) DepositFee(method string) FeeRule {
 	if r, ok := o.MethodFees.Deposit[method]; ok {
@@ -334,6 +365,9 @@ func (s OrganizationSettings) auditDetails() map[string]string {
 	}
 	if s.LogoURL != nil {
 		d["logo_url"] = *s.LogoURL
+	}
+	if s.DisabledMethods != nil {
+		d["disabled_methods"] = strings.Join(*s.DisabledMethods, ",")
 	}
 	if s.SupportContact != nil {
 		d["support_contact"] = *s.SupportContact

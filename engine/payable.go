@@ -16,14 +16,27 @@ type CheckoutOfferer interface {
 }
 
 // PayableMethods returns the redirect methods a payer of amount can pay
-// the organization by now, in the catalog's order: the method's range
-// takes the amount, the provider opens its checkout and, when the payment
+// the organization by now, in the catalog's order: the organization takes
+// deposits and has not turned the method off, the method's range takes
+// the amount, the provider opens its checkout and, when the payment
 // goes to one of the organization's wallets, an enabled wallet of its
 // channel and operation (reporting, where wallets must be live) takes the
 // amount. It is what a payment page offers, and a link whose amount no
 // method takes is refused when it is made.
 func (e *Engine) PayableMethods(ctx context.Context, orgID string, amount decimal.Decimal) ([]string, error) {
-	names := RedirectMethodsFor(amount)
+	org, err := e.GetOrganization(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if !org.DepositsEnabled {
+		return nil, nil
+	}
+	var names []string
+	for _, name := range RedirectMethodsFor(amount) {
+		if org.MethodEnabled(name) {
+			names = append(names, name)
+		}
+	}
 	offerer, ok := e.provider.(CheckoutOfferer)
 	if !ok || len(names) == 0 {
 		return names, nil

@@ -343,6 +343,8 @@ var texts = map[string][2]string{
 	"set_name":                        {"Shop name", "দোকানের নাম"},
 	"set_logo":                        {"Logo (an https address of an image)", "লোগো (ছবির https ঠিকানা)"},
 	"set_support":                     {"Support contact (phone, email or web address)", "সহায়তার যোগাযোগ (ফোন, ইমেইল বা ওয়েব ঠিকানা)"},
+	"set_methods":                     {"Payment methods you take", "যে পেমেন্ট মাধ্যম নেবেন"},
+	"set_methods_hint":                {"A method turned off is offered to no payer and refused to the API.", "বন্ধ মাধ্যম কোনো প্রেরককে দেখানো হয় না, এপিআই-তেও নেওয়া হয় না।"},
 	"set_windows":                     {"How long a payer has", "প্রেরক কতক্ষণ সময় পাবেন"},
 	"set_instructions_window":         {"To send a transaction ID (minutes)", "ট্রানজ্যাকশন আইডি পাঠাতে (মিনিট)"},
 	"set_redirect_window":             {"To finish a hosted checkout (minutes)", "হোস্টেড চেকআউট শেষ করতে (মিনিট)"},

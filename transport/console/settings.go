@@ -24,6 +24,19 @@ type settingsData struct {
 	Platform bool
 	Form     map[string]string
 	Errors   map[string]string
+	// Methods are the deposit methods, each turned on or off.
+	Methods []string
+}
+
+// depositMethods are the methods a deposit may name, in catalog order.
+func depositMethods() []string {
+	var out []string
+	for _, m := range engine.Methods() {
+		if m.IsDeposit() {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 func (s *server) settings(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -39,6 +52,7 @@ func (s *server) renderSettings(w http.ResponseWriter, r *http.Request, q *reque
 		return err
 	}
 	data.Org = org
+	data.Methods = depositMethods()
 	allowImage(w, org.LogoURL)
 	data.Platform = q.operator.Platform() && hasRole(q.operator, engine.RoleOwner)
 	if data.Form == nil {
@@ -47,6 +61,11 @@ func (s *server) renderSettings(w http.ResponseWriter, r *http.Request, q *reque
 			"instructions_window": minutes(org.InstructionsWindow), "redirect_window": minutes(org.RedirectWindow),
 			"deposit_fee_percent": org.DepositFeePercent.String(), "deposit_fee_fixed": org.DepositFeeFixed.String(),
 			"withdraw_commission_percent": org.WithdrawCommissionPercent.String(), "withdraw_commission_fixed": org.WithdrawCommissionFixed.String(),
+		}
+		for _, m := range data.Methods {
+			if org.MethodEnabled(m) {
+				data.Form["method_"+m] = "on"
+			}
 		}
 		for k, v := range map[string]bool{"deposits_enabled": org.DepositsEnabled, "h2h_enabled": org.H2HEnabled, "withdrawals_enabled": org.WithdrawalsEnabled} {
 			if v {
@@ -76,6 +95,13 @@ func (s *server) settingsSave(w http.ResponseWriter, r *http.Request, q *request
 	}
 	str := func(k string) *string { v := strings.TrimSpace(f.Get(k)); return &v }
 	set := engine.OrganizationSettings{Name: str("name"), LogoURL: str("logo_url"), SupportContact: str("support_contact")}
+	off := []string{}
+	for _, m := range depositMethods() {
+		if f.Get("method_"+m) != "on" {
+			off = append(off, m)
+		}
+	}
+	set.DisabledMethods = &off
 	for k, dst := range map[string]**time.Duration{"instructions_window": &set.InstructionsWindow, "redirect_window": &set.RedirectWindow} {
 		n, err := strconv.ParseInt(strings.TrimSpace(f.Get(k)), 10, 64)
 		if err != nil || n <= 0 {

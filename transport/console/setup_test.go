@@ -156,6 +156,12 @@ func TestSettingsInTheBrowser(t *testing.T) {
 		"instructions_window": {"30"}, "redirect_window": {"45"},
 		"deposit_fee_percent": {"0"}, "deposit_fee_fixed": {"0"}, "withdraw_commission_percent": {"0"}, "withdraw_commission_fixed": {"0"},
 		"deposits_enabled": {"on"}, "withdrawals_enabled": {"on"}, "h2h_enabled": {"on"}}
+	// Every method on but UPI.
+	for _, m := range engine.Methods() {
+		if m.IsDeposit() && m.Name != "upi" {
+			form.Set("method_"+m.Name, "on")
+		}
+	}
 	before, _ := srv.Engine.GetOrganization(ctx, org.ID)
 	for _, role := range []string{engine.RoleViewer, engine.RoleOperator} {
 		b := newBrowser(t, srv)
@@ -199,11 +205,26 @@ func TestSettingsInTheBrowser(t *testing.T) {
 	if !audited {
 		t.Error("no org.update audit entry by the owner")
 	}
+	if got.MethodEnabled("upi") || !got.MethodEnabled("bkash") {
+		t.Errorf("methods turned off: %v", got.DisabledMethods)
+	}
+	// The API refuses a method turned off (the attack: a merchant's
+	// server, or a forged request, naming it anyway).
+	if _, _, err := srv.Engine.CreateDeposit(ctx, engine.CreateDepositParams{OrganizationID: org.ID, Amount: "500", PaymentMethod: "upi",
+		RedirectURL: "https://shop.example/back", MerchantID: "upi-1"}); engine.ErrorCode(err) != engine.CodeForbidden {
+		t.Errorf("a deposit by a method turned off: %v", err)
+	}
 	l, err := srv.Engine.CreatePaymentLink(ctx, org.ID, "500", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := srv.Engine.PayPaymentLink(ctx, engine.PayPaymentLinkParams{Token: l.Token, PaymentMethod: "upi", ReturnURL: srv.URL + "/pay/" + l.Token}); engine.ErrorCode(err) != engine.CodeForbidden {
+		t.Errorf("a link paid by a method turned off: %v", err)
+	}
 	p := newBrowser(t, srv).get("/pay/" + l.Token)
+	if strings.Contains(p.body, `id="pay-upi"`) || !strings.Contains(p.body, `id="pay-bkash"`) {
+		t.Error("the pay page offers a method turned off, or not one turned on")
+	}
 	if !strings.Contains(p.body, `id="shop-logo"`) || !strings.Contains(p.body, `id="shop-support"`) ||
 		!strings.Contains(p.header.Get("Content-Security-Policy"), "img-src 'self' https://cdn.dhakabooks.example;") {
 		t.Errorf("the pay page: logo %v, support %v, CSP %q", strings.Contains(p.body, `id="shop-logo"`), strings.Contains(p.body, `id="shop-support"`), p.header.Get("Content-Security-Policy"))
