@@ -32,7 +32,7 @@ func testOrganizationRoundTrip(t *testing.T, s Store) {
 		WithdrawCommissionPercent: dec("0.0001"), WithdrawCommissionFixed: decimal.Decimal{},
 		LogoURL: "https://cdn.acme.example/logo.png", SupportContact: "01711000000 · help@acme.example",
 		DisabledMethods: []string{"upi", "bkash_agent"},
-		CreatedAt: base, UpdatedAt: base.Add(time.Microsecond),
+		CreatedAt:       base, UpdatedAt: base.Add(time.Microsecond),
 	}
 	create(t, s, engine.Tx.CreateOrganization, org)
 	assertEqual(t, getOrg(t, s, "org_1"), org)
