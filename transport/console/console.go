@@ -247,6 +247,7 @@ var routes = []struct {
 	{"POST /console/keys", engine.RoleOwner, (*server).keyCreate},
 	{"POST /console/keys/{id}/rotate", engine.RoleOwner, (*server).keyRotate},
 	{"POST /console/keys/{id}/revoke", engine.RoleOwner, (*server).keyRevoke},
+	{"POST /console/keys/{id}/secret", engine.RoleOwner, (*server).keySecret},
 	{"POST /console/compat/enable", engine.RoleOwner, (*server).compatEnable},
 	{"POST /console/compat/disable", engine.RoleOwner, (*server).compatDisable},
 	{"POST /console/bkash/connect", engine.RoleOwner, (*server).bkashConnect},

@@ -262,6 +262,8 @@ var texts = map[string][2]string{
 	"webhook_add":         {"Add endpoint", "এন্ডপয়েন্ট যোগ করুন"},
 	"webhook_secret_once": {"The endpoint's signing secret, shown once: put it in your server now to check each event's signature.", "এন্ডপয়েন্টের সাইনিং সিক্রেট, একবারই দেখানো হবে: প্রতিটি ইভেন্টের স্বাক্ষর যাচাই করতে এখনই আপনার সার্ভারে রাখুন।"},
 	"key_new_once":        {"The new key and signing secret, shown once: store them now.", "নতুন কী ও সিক্রেট, একবারই দেখানো হবে: এখনই রেখে দিন।"},
+	"rotate_secret":       {"New signing secret", "নতুন সাইনিং সিক্রেট"},
+	"secret_once":         {"The key's new signing secret, shown once: put it in your server now. The old one works for a while more.", "কী-এর নতুন সাইনিং সিক্রেট, একবারই দেখানো হবে: এখনই আপনার সার্ভারে রাখুন। পুরনোটি আরও কিছুক্ষণ চলবে।"},
 	"key_create":          {"New API key", "নতুন এপিআই কী"},
 	"fe_url":              {"Enter a full http(s) address your server answers at, like https://shop.example/payd/webhook.", "আপনার সার্ভারের পূর্ণ http(s) ঠিকানা লিখুন, যেমন https://shop.example/payd/webhook।"},
 

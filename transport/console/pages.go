@@ -941,6 +941,8 @@ type keysData struct {
 	// replaces none.
 	Credentials *engine.APIKeyCredentials
 	New         bool
+	// Secret is a key's new signing secret (the key unchanged), shown once.
+	Secret, SecretKey string
 	// CompatHint ends the UddoktaPay-compatible key ("" when disabled);
 	// CompatKey is a new one, shown once.
 	CompatHint, CompatKey string
@@ -1008,6 +1010,20 @@ func (s *server) keyCreate(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	return s.renderKeys(w, r, q, keysData{Credentials: c, New: true})
+}
+
+// keySecret gives a key a new signing secret, shown once; the previous one
+// still verifies for a grace period.
+func (s *server) keySecret(w http.ResponseWriter, r *http.Request, q *request) error {
+	id := r.PathValue("id")
+	if err := s.orgKey(r, q, id); err != nil {
+		return err
+	}
+	secret, err := s.eng.RotateSigningSecret(q.ctx(r), id)
+	if err != nil {
+		return err
+	}
+	return s.renderKeys(w, r, q, keysData{Secret: secret, SecretKey: id})
 }
 
 func (s *server) keyRevoke(w http.ResponseWriter, r *http.Request, q *request) error {

@@ -363,3 +363,47 @@ func TestCreateOrganization(t *testing.T) {
 		t.Fatalf("organizations: %d, want %d", n, n0+1)
 	}
 }
+
+// TestSigningSecretRotation: the owner gives a key a new signing secret,
+// shown once and audited; an operator, another organization's key and a
+// POST without the CSRF token are refused.
+func TestSigningSecretRotation(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	other := srv.NewOrg(engine.OrganizationSettings{})
+	operator(t, srv, "operator@example.com", engine.RoleOperator, org.ID, false)
+	operator(t, srv, "owner@example.com", engine.RoleOwner, org.ID, false)
+	rotations := func() int {
+		es, _ := srv.Engine.ListAudit(ctx, org.ID, 0)
+		n := 0
+		for _, e := range es {
+			if e.Action == engine.AuditSigningSecretRotate {
+				n++
+			}
+		}
+		return n
+	}
+	op := newBrowser(t, srv)
+	op.login("operator@example.com", "")
+	if p := op.post("/console/keys/"+org.KeyID+"/secret", nil); p.status != http.StatusForbidden {
+		t.Errorf("an operator: %d, want 403", p.status)
+	}
+	o := newBrowser(t, srv)
+	o.login("owner@example.com", "")
+	if p := o.post("/console/keys/"+other.KeyID+"/secret", nil); p.status != http.StatusNotFound {
+		t.Errorf("another organization's key: %d, want 404", p.status)
+	}
+	if p := o.post("/console/keys/"+org.KeyID+"/secret", url.Values{"csrf": {""}}); p.status != http.StatusForbidden {
+		t.Errorf("without a CSRF token: %d, want 403", p.status)
+	}
+	if n := rotations(); n != 0 {
+		t.Fatalf("refused requests rotated %d times", n)
+	}
+	if p := o.post("/console/keys/"+org.KeyID+"/secret", nil); p.status != http.StatusOK || !strings.Contains(p.body, `id="new-secret"`) {
+		t.Fatalf("rotate: %d", p.status)
+	}
+	if n := rotations(); n != 1 {
+		t.Fatalf("rotations audited: %d", n)
+	}
+}
