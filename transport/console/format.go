@@ -90,6 +90,9 @@ func (v *view) Event(typ string) string {
 	return typ
 }
 
+// Action is an audited action in words.
+func (v *view) Action(code string) string { return v.word("au_", code) }
+
 // Failure is a failure code in words.
 func (v *view) Failure(code string) string { return v.word("fc_", code) }
 
