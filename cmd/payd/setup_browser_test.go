@@ -289,4 +289,18 @@ func TestBrowserFirstPayment(t *testing.T) {
 		shot(t, "bn-06-pay")
 		b.open(ls.URL + "/console/?lang=en&org=" + orgID)
 	})
+
+	t.Run("every page fits the phone", func(t *testing.T) {
+		b.t = t
+		for _, lang := range []string{"bn", "en"} {
+			for _, page := range []string{"", "deposits", "withdrawals", "wallets", "webhooks", "keys", "links", "balance", "settings", "audit"} {
+				b.open(ls.URL + "/console/" + page + "?lang=" + lang + "&org=" + orgID)
+				if b.find("nav.nav") == "" || b.find("#sandbox-banner") == "" {
+					t.Errorf("%s (%s): no navigation or sandbox banner", page, lang)
+				}
+				fitsThePhone(t, b)
+			}
+		}
+		saveScreenshot(t, b, shots, "console/screens/16-audit.png")
+	})
 }
