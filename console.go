@@ -192,8 +192,10 @@ func withConsole(api http.Handler, h *console.Handlers, apiPrefix string, mountC
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		switch {
-		case mountConsole && apiPrefix != "" && p == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-			// The root is no API path: it leads a person to the console.
+		case mountConsole && apiPrefix != "" && p == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+			strings.Contains(r.Header.Get("Accept"), "text/html"):
+			// The root is no API path: a browser is led to the console; a
+			// client of the API still gets its JSON 404 and hint.
 			http.Redirect(w, r, h.Mount()+console.Path+"/", http.StatusSeeOther)
 		case apiPrefix != "" && under(p, apiPrefix):
 			api.ServeHTTP(w, r)

@@ -61,13 +61,19 @@ func TestPagesSayWhereTheyAre(t *testing.T) {
 	}
 }
 
-// TestRootLeadsToTheConsole: the root URL sends a person to the console;
-// an unknown API path is still the API's JSON 404.
+// TestRootLeadsToTheConsole: the root URL sends a browser to the
+// console; a client of the API (no text/html in Accept) still gets the
+// JSON 404, and so does an unknown API path.
 func TestRootLeadsToTheConsole(t *testing.T) {
 	srv := paydtest.MustOpen(t)
 	b := newBrowser(t, srv)
-	if p := b.get("/"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/console/" {
-		t.Errorf("GET /: %d %q", p.status, p.header.Get("Location"))
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/", nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+	if p := b.do(req); p.status != http.StatusSeeOther || p.header.Get("Location") != "/console/" {
+		t.Errorf("a browser's GET /: %d %q", p.status, p.header.Get("Location"))
+	}
+	if p := b.get("/"); p.status != http.StatusNotFound || !strings.Contains(p.header.Get("Content-Type"), "json") {
+		t.Errorf("an API client's GET /: %d %s", p.status, p.header.Get("Content-Type"))
 	}
 	p := b.get("/api/no-such-thing")
 	if p.status != http.StatusNotFound || !strings.Contains(p.header.Get("Content-Type"), "json") {
