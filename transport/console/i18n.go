@@ -255,8 +255,11 @@ var texts = map[string][2]string{
 	"fc_transaction_id_used":    {"The transaction ID was already used", "ট্রানজ্যাকশন আইডি আগেই ব্যবহৃত"},
 	"fc_provider_unavailable":   {"The wallet service could not be reached", "ওয়ালেট সেবায় যোগাযোগ করা যায়নি"},
 
-	"pay_no_method": {"This payment cannot be taken online right now. Please contact the shop.", "এই পেমেন্ট এখন অনলাইনে নেওয়া যাচ্ছে না। দোকানের সাথে যোগাযোগ করুন।"},
-	"reference":     {"Reference", "রেফারেন্স"},
+	"pay_no_method":  {"This payment cannot be taken online right now. Please contact the shop.", "এই পেমেন্ট এখন অনলাইনে নেওয়া যাচ্ছে না। দোকানের সাথে যোগাযোগ করুন।"},
+	"reference":      {"Reference", "রেফারেন্স"},
+	"pay_err_closed": {"This payment has already moved on. Reload the page to see where it stands.", "এই পেমেন্ট ইতিমধ্যে এগিয়ে গেছে। অবস্থা দেখতে পাতাটি আবার খুলুন।"},
+	"pay_err_method": {"This way of paying is not available right now. Please choose another.", "এই মাধ্যমে এখন পরিশোধ করা যাচ্ছে না। অন্য একটি বেছে নিন।"},
+	"pay_err_other":  {"The payment could not start. Please try again in a moment.", "পেমেন্ট শুরু করা যায়নি। একটু পরে আবার চেষ্টা করুন।"},
 
 	"webhook_url":         {"Endpoint URL (your server's https address that receives events)", "এন্ডপয়েন্ট URL (আপনার সার্ভারের যে https ঠিকানা ইভেন্ট পাবে)"},
 	"webhook_add":         {"Add endpoint", "এন্ডপয়েন্ট যোগ করুন"},

@@ -1187,13 +1187,25 @@ func (s *server) pay(w http.ResponseWriter, r *http.Request, q *request) error {
 	})
 	var e *engine.Error
 	if errors.As(err, &e) && e.Code != engine.CodeNotFound && statusOf[e.Code] != 0 {
-		return s.renderPay(w, r, q, statusOf[e.Code], e.Message)
+		return s.renderPay(w, r, q, statusOf[e.Code], payError(q.lang, e))
 	}
 	if err != nil {
 		return err
 	}
 	http.Redirect(w, r, d.CheckoutURL, http.StatusSeeOther)
 	return nil
+}
+
+// payError is a refusal of a payer's action in one plain sentence in
+// their language: what the engine says is for developers.
+func payError(lang string, e *engine.Error) string {
+	switch e.Code {
+	case engine.CodeConflict, engine.CodeDepositTerminal:
+		return translate(lang, "pay_err_closed")
+	case engine.CodeForbidden, engine.CodeMethodUnavailable, engine.CodeInvalidRequest:
+		return translate(lang, "pay_err_method")
+	}
+	return translate(lang, "pay_err_other")
 }
 
 // payCancel is an invoice's payer going back to the merchant's cancel_url
@@ -1203,7 +1215,7 @@ func (s *server) payCancel(w http.ResponseWriter, r *http.Request, q *request) e
 	inv, err := s.eng.CancelCompatInvoice(r.Context(), token)
 	var e *engine.Error
 	if errors.As(err, &e) && e.Code != engine.CodeNotFound && statusOf[e.Code] != 0 {
-		return s.renderPay(w, r, q, statusOf[e.Code], e.Message)
+		return s.renderPay(w, r, q, statusOf[e.Code], payError(q.lang, e))
 	}
 	if err != nil {
 		return err

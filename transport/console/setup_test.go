@@ -407,3 +407,25 @@ func TestSigningSecretRotation(t *testing.T) {
 		t.Fatalf("rotations audited: %d", n)
 	}
 }
+
+// TestPayRefusalInPlainWords: a payer posting a method the organization
+// turned off gets one plain sentence in their language, not the engine's.
+func TestPayRefusalInPlainWords(t *testing.T) {
+	ctx := context.Background()
+	srv := paydtest.MustOpen(t)
+	org := srv.NewOrg(engine.OrganizationSettings{})
+	off := []string{"upi"}
+	if _, err := srv.Engine.UpdateOrganization(ctx, org.ID, engine.OrganizationSettings{DisabledMethods: &off}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := srv.Engine.CreatePaymentLink(ctx, org.ID, "500", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	payer := newBrowser(t, srv)
+	payer.get("/pay/" + l.Token + "?lang=bn")
+	p := payer.post("/pay/"+l.Token, url.Values{"method": {"upi"}})
+	if p.status < 400 || !strings.Contains(p.body, "অন্য একটি বেছে নিন") || strings.Contains(p.body, "payment_method:") {
+		t.Errorf("a method turned off: %d %s", p.status, between(p.body, `id="error">`, "<"))
+	}
+}
