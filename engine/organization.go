@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,7 +100,7 @@ func (s OrganizationSettings) apply(org *Organization) error {
 		logo := strings.TrimSpace(*s.LogoURL)
 		if logo != "" {
 			u, err := url.Parse(logo)
-			if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(logo) > 500 {
+			if err != nil || u.Scheme != "https" || !LogoHost(u.Host) || u.User != nil || len(logo) > 500 {
 				return Invalid("logo_url", "must be an https URL of at most 500 characters, or empty")
 			}
 		}
@@ -319,6 +320,14 @@ type MethodFees struct {
 	Deposit  map[string]FeeRule `json:"deposit,omitempty"`
 	Withdraw map[string]FeeRule `json:"withdraw,omitempty"`
 }
+
+// logoHost is a host name (letters, digits, dots, hyphens) with an
+// optional port: what a page's Content-Security-Policy may name as the
+// logo's origin, nothing that could add a directive.
+var logoHost = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?$`)
+
+// LogoHost reports whether host may be a logo's origin.
+func LogoHost(host string) bool { return logoHost.MatchString(host) }
 
 // MethodEnabled reports whether the organization takes deposits by method
 // (it has not turned it off).

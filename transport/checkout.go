@@ -190,7 +190,7 @@ func (s *server) renderCheckout(w http.ResponseWriter, r *http.Request, status i
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Vary", "Accept-Language")
 	img := ""
-	if u, err := url.Parse(v.Logo); v.Logo != "" && err == nil && u.Scheme == "https" && u.Host != "" {
+	if u, err := url.Parse(v.Logo); v.Logo != "" && err == nil && u.Scheme == "https" && engine.LogoHost(u.Host) {
 		img = "; img-src https://" + u.Host // the organization's logo, and nothing else
 	}
 	h.Set("Content-Security-Policy", fmt.Sprintf(

@@ -158,7 +158,7 @@ func (v *view) QR(payload string) (template.HTML, error) { return transport.QRSV
 // allows images from itself only.
 func allowImage(w http.ResponseWriter, rawURL string) {
 	u, err := url.Parse(rawURL)
-	if rawURL == "" || err != nil || u.Scheme != "https" || u.Host == "" {
+	if rawURL == "" || err != nil || u.Scheme != "https" || !engine.LogoHost(u.Host) {
 		return
 	}
 	csp := w.Header().Get("Content-Security-Policy")

@@ -180,10 +180,14 @@ func TestSettingsInTheBrowser(t *testing.T) {
 	if got, _ := srv.Engine.GetOrganization(ctx, org.ID); got.Name != "Old Name" {
 		t.Fatalf("a refused request renamed the organization: %q", got.Name)
 	}
-	bad := clone(form)
-	bad.Set("logo_url", "javascript:alert(1)")
-	if p := o.post("/console/settings", bad); p.status != http.StatusBadRequest || !strings.Contains(p.body, `id="logo_url-error"`) {
-		t.Errorf("a script logo: %d", p.status)
+	// A script URL, and a host that would add a directive to the payer
+	// pages' Content-Security-Policy, are refused.
+	for _, logo := range []string{"javascript:alert(1)", "https://cdn.example;script-src/logo.png", "https://cdn.example,evil.example/x.png", "http://cdn.example/logo.png"} {
+		bad := clone(form)
+		bad.Set("logo_url", logo)
+		if p := o.post("/console/settings", bad); p.status != http.StatusBadRequest || !strings.Contains(p.body, `id="logo_url-error"`) {
+			t.Errorf("logo %q: %d", logo, p.status)
+		}
 	}
 	if p := o.post("/console/settings", clone(form)); p.status != http.StatusSeeOther {
 		t.Fatalf("save: %d %s", p.status, p.body)
