@@ -10,12 +10,15 @@ import (
 	"time"
 )
 
-// Main is a running payd: an App served over HTTP on a listener, with the
-// engine's background work. Run starts both; Close drains the requests in
+// Main is a running payd: an App served over HTTP on a listener, with its
+// background work. Run serves the App and starts its background work with
+// App.Run (Main adds no other way to start it); Close drains the requests in
 // flight, then stops the background work (work it leaves claimed is taken
 // over when its lease runs out).
 type Main struct {
-	App    *App
+	// App is what Main serves and runs.
+	App *App
+	// Logger receives the HTTP servers' errors.
 	Logger *slog.Logger
 	// ShutdownTimeout bounds how long Close drains requests in flight.
 	ShutdownTimeout time.Duration
@@ -36,8 +39,8 @@ func NewMain(app *App, logger *slog.Logger) *Main {
 	return &Main{App: app, Logger: logger, ShutdownTimeout: 20 * time.Second}
 }
 
-// Run serves the App on ln and starts its background work; it returns at
-// once. Served reports when the server stops by itself.
+// Run serves the App on ln and starts its background work (App.Run); it
+// returns at once. Served reports when the server stops by itself.
 func (m *Main) Run(ln net.Listener) {
 	m.srv = &http.Server{
 		Handler:           m.App.Handler,

@@ -1,19 +1,58 @@
-// Package payd is payd as a library: one call, New, wires a store, a
-// provider, the engine and the HTTP handler (the API, the hosted checkout,
-// payment links and the operator console) the way the reference server
-// (cmd/payd) runs them. A host application, the server and every
-// end-to-end test build the same thing, so there is one wiring and no
-// copies of it.
+// Package payd is payd as a library, its front door: a payments engine for
+// Bangladesh Taka deposits and withdrawals that a Go program runs in its
+// own process, over its own database, with one http.Handler (the API, the
+// hosted checkout, payment links and the operator console) mounted
+// wherever it likes. The reference server, cmd/payd, is built on this
+// package too, so there is one wiring and no copies of it.
 //
-//	store, _ := sqlite.Open(ctx, "payd.db", sandbox.Migrations()) // or sqlite.New(db) + store.Migrate
-//	sb, _ := sandbox.New(sandbox.Config{})      // test mode; New gives it its store
-//	app, _ := payd.New(payd.Config{Store: store, Keyring: keyring, Provider: sb,
+// # Wire it
+//
+// New takes a Config with three required fields, Store, Keyring and
+// Provider; every other field's zero value is a working default:
+//
+//	store, err := sqlite.New(db)                       // the host's *sql.DB, or postgres.New(pool)
+//	_, err = store.Migrate(ctx, sandbox.Migrations())  // when the host decides; sqlite.Open does both
+//	sb, err := sandbox.New(sandbox.Config{})           // test mode; smsinbox.New or your engine.Provider
+//	app, err := payd.New(payd.Config{Store: store, Keyring: keyring, Provider: sb,
 //		PublicURL: "https://shop.example/payments", APIPrefix: "/api"})
-//	go app.Run(ctx)                              // the background work, the one way
+//
+// The stores are github.com/payd-engine/payd/storage/sqlite and
+// .../storage/postgres; the providers live under .../provider. New finds
+// on the provider what more it offers (PublicURLSetter, StoreJoiner,
+// MigrationLiner, ...) and refuses a store whose schema is behind.
+//
+// # Run it
+//
+// App.Run is the one way to start the background work (verification,
+// expiry, payouts, refunds, webhooks, the ledger checks); run it until the
+// host stops. Main serves an App over HTTP beside it and stops both in
+// order, as payd serve does.
+//
+//	go func() { worked <- app.Run(ctx) }()
+//
+// # Mount it
+//
+// App.Handler serves everything relative to where it is mounted; PublicURL
+// names that place, and every URL payd writes follows it:
+//
 //	mux.Handle("/payments/", http.StripPrefix("/payments", app.Handler))
 //
-// Main serves an App over HTTP with its background work, and stops both in
-// order. The package paydtest runs one for a test.
+// App.Engine is the engine itself, for a host that creates deposits and
+// withdrawals without HTTP, or inside its own database transaction
+// (Engine.CreateDepositTx with the store's HostTx). App.OpsHandler serves
+// /metrics, /healthz and /readyz.
+//
+// # Test with it
+//
+// Package paydtest runs a whole payd in a test; package paydmock has fakes
+// of what a host implements (a provider, the webhook sender); package
+// transport/client is the Go client a merchant's backend uses.
+//
+// Example_embed is the whole of it in one function; the repository's
+// examples/host is a complete host program in one file (its own *sql.DB, a
+// provider of its own, an order and its deposit in one transaction). The repository's
+// docs/embedding.md explains each choice, and docs/library/ the host's
+// database and transactions.
 package payd
 
 import (
@@ -119,6 +158,11 @@ type (
 	// LiveWalletsRequirer is a provider that proves payments only to
 	// wallets whose device reports (engine.Config.RequireLiveWallets).
 	LiveWalletsRequirer interface{ RequireLiveWallets() bool }
+	// WalletsProver is a provider that proves some of an organization's
+	// wallets without a device (engine.Config.WalletsProven).
+	WalletsProver interface {
+		WalletsProven(ctx context.Context, tx engine.Tx, orgID string, m engine.Method) (bool, error)
+	}
 	// MigrationLiner is a provider that keeps tables of its own: their
 	// migration line, which New checks the store has applied.
 	MigrationLiner interface{ Migrations() engine.MigrationLine }
@@ -149,6 +193,9 @@ var _ transport.Sandbox = (*sandbox.Provider)(nil)
 
 // App is a wired payd: the engine, its provider and the HTTP handler.
 type App struct {
+	// Engine is the engine itself: deposits, withdrawals, organizations and
+	// the rest without HTTP, or in the host's own transaction
+	// (CreateDepositTx).
 	Engine *engine.Engine
 	// Provider is Config.Provider.
 	Provider engine.Provider
@@ -297,6 +344,9 @@ func New(cfg Config) (*App, error) {
 	}
 	if r, ok := cfg.Provider.(LiveWalletsRequirer); ok && r.RequireLiveWallets() {
 		ec.RequireLiveWallets = true
+		if w, ok := cfg.Provider.(WalletsProver); ok {
+			ec.WalletsProven = w.WalletsProven
+		}
 	}
 	ec.Store, ec.Provider, ec.Clock, ec.Keyring, ec.Logger, ec.Webhooks, ec.Observer =
 		writes, cfg.Provider, cfg.Clock, cfg.Keyring, cfg.Logger, cfg.Webhooks, a.Metrics

@@ -107,7 +107,9 @@ func (b *txBatcher) inOwnTx(ctx context.Context, key, hint string, fn batchFunc)
 	var notes []outcome
 	err := b.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
 		notes = notes[:0]
-		shared := newSharedTx(nil) // afresh each time InTx runs this
+		// afresh each time InTx runs this; the wallet assigned is written
+		// at the flush, with the writes, as in a batch
+		shared := newSharedTx(newLockedPools())
 		if hint != "" {
 			shared.hints[key] = []string{hint}
 		}
@@ -316,7 +318,7 @@ func runGuarded(ctx context.Context, tx Tx, shared *sharedTx, fn batchFunc) (err
 // sharedTx is what the functions of one transaction share (see txBatcher),
 // so that what they have in common is read and written once per
 // transaction instead of once per function:
-//   - the wallet pools of deposit creates (nil for a function alone);
+//   - the wallet pools of deposit creates (nil in a host's transaction);
 //   - organizations and their enabled webhook endpoints, which no batched
 //     function changes, read once each;
 //   - balances, read once per organization and kept current with the
@@ -549,18 +551,19 @@ func (s *sharedTx) journal(ctx context.Context, tx Tx, j *Journal, now time.Time
 // assignments, the writes queued (write), then the journals by
 // organization.
 func (s *sharedTx) flush(ctx context.Context, tx Tx) error {
-	if s.pools != nil {
-		if err := s.pools.flush(ctx, tx); err != nil {
-			return err
-		}
-	}
-	// The queued writes, then the journals, in one round trip where the
-	// store pipelines.
+	// The wallets' assignments, the queued writes, then the journals, in
+	// one round trip where the store pipelines.
 	ctx = s.with(ctx)
 	writes, journals := s.writes, s.journals
 	s.writes, s.journals = nil, nil
 	slices.SortStableFunc(journals, func(x, y *Journal) int { return strings.Compare(x.OrganizationID, y.OrganizationID) })
+	dirty := s.pools != nil && len(s.pools.dirty) > 0
 	run := func(tx Tx) error {
+		if dirty {
+			if err := s.pools.flush(ctx, tx); err != nil {
+				return err
+			}
+		}
 		for _, w := range writes {
 			if err := w(ctx, tx); err != nil {
 				return err
@@ -576,7 +579,7 @@ func (s *sharedTx) flush(ctx context.Context, tx Tx) error {
 		}
 		return nil
 	}
-	if p, ok := tx.(Pipeliner); ok && len(writes)+len(journals) > 0 {
+	if p, ok := tx.(Pipeliner); ok && (dirty || len(writes)+len(journals) > 0) {
 		return p.Pipeline(ctx, run)
 	}
 	return run(tx)

@@ -87,7 +87,7 @@ func (e *Engine) EnableCompat(ctx context.Context, orgID string) (string, error)
 		}
 		k := &CompatKey{OrganizationID: orgID, Hash: hashAPIKey(key), Sealed: e.keyring.Seal([]byte(key), compatKeyContext(orgID)),
 			Hint: key[len(key)-4:], CreatedAt: now}
-		if err := tx.PutCompatKey(ctx, k); err != nil {
+		if err := tx.Console().PutCompatKey(ctx, k); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, AuditCompatEnable, orgID, orgID, map[string]string{"hint": k.Hint})
@@ -102,7 +102,7 @@ func (e *Engine) EnableCompat(ctx context.Context, orgID string) (string, error)
 // has none.
 func (e *Engine) DisableCompat(ctx context.Context, orgID string) error {
 	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
-		if err := tx.DeleteCompatKey(ctx, orgID); err != nil {
+		if err := tx.Console().DeleteCompatKey(ctx, orgID); err != nil {
 			return notFound(err, "compat key")
 		}
 		return e.audit(ctx, tx, AuditCompatDisable, orgID, orgID, nil)
@@ -114,7 +114,7 @@ func (e *Engine) DisableCompat(ctx context.Context, orgID string) error {
 func (e *Engine) CompatKeyHint(ctx context.Context, orgID string) (string, error) {
 	var hint string
 	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
-		k, err := tx.GetCompatKey(ctx, orgID)
+		k, err := tx.Console().GetCompatKey(ctx, orgID)
 		if errors.Is(err, ErrNotFound) {
 			return nil
 		}
@@ -136,7 +136,7 @@ func (e *Engine) AuthenticateCompat(ctx context.Context, key string) (string, er
 	var k *CompatKey
 	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		k, err = tx.GetCompatKeyByHash(ctx, hash[:])
+		k, err = tx.Console().GetCompatKeyByHash(ctx, hash[:])
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {
@@ -262,10 +262,10 @@ func (e *Engine) CreateCompatInvoice(ctx context.Context, p CompatCheckoutParams
 	}
 	inv.LinkID, inv.CreatedAt = l.ID, now
 	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
-		if err := tx.CreatePaymentLink(ctx, l); err != nil {
+		if err := tx.Console().CreatePaymentLink(ctx, l); err != nil {
 			return err
 		}
-		return tx.CreateCompatInvoice(ctx, inv)
+		return tx.Console().CreateCompatInvoice(ctx, inv)
 	})
 	if err != nil {
 		return "", err
@@ -297,14 +297,14 @@ func (e *Engine) GetCompatPayment(ctx context.Context, orgID, invoiceID string) 
 	}
 	var p CompatPayment
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
-		l, err := tx.GetPaymentLinkByToken(ctx, invoiceID)
+		l, err := tx.Console().GetPaymentLinkByToken(ctx, invoiceID)
 		if errors.Is(err, ErrNotFound) || (err == nil && l.OrganizationID != orgID) {
 			return errNone
 		}
 		if err != nil {
 			return err
 		}
-		if p.Invoice, err = tx.GetCompatInvoice(ctx, orgID, l.ID); errors.Is(err, ErrNotFound) {
+		if p.Invoice, err = tx.Console().GetCompatInvoice(ctx, orgID, l.ID); errors.Is(err, ErrNotFound) {
 			return errNone // an operator's payment link, not an invoice
 		} else if err != nil {
 			return err
@@ -370,7 +370,7 @@ func (e *Engine) GetCompatInvoiceByLink(ctx context.Context, orgID, linkID strin
 	var inv *CompatInvoice
 	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		inv, err = tx.GetCompatInvoice(ctx, orgID, linkID)
+		inv, err = tx.Console().GetCompatInvoice(ctx, orgID, linkID)
 		if errors.Is(err, ErrNotFound) {
 			return nil
 		}
@@ -503,7 +503,7 @@ type IPNPoster interface {
 // compatPaid queues the IPN of the invoice that link l is, if it is one
 // with a webhook_url, in the transaction that pays it.
 func (e *Engine) compatPaid(ctx context.Context, tx Tx, l *PaymentLink, now time.Time) error {
-	inv, err := tx.GetCompatInvoice(ctx, l.OrganizationID, l.ID)
+	inv, err := tx.Console().GetCompatInvoice(ctx, l.OrganizationID, l.ID)
 	if errors.Is(err, ErrNotFound) || (err == nil && inv.WebhookURL == "") {
 		return nil
 	}
@@ -511,7 +511,7 @@ func (e *Engine) compatPaid(ctx context.Context, tx Tx, l *PaymentLink, now time
 		return err
 	}
 	epoch := time.Unix(0, 0).UTC()
-	err = tx.CreateCompatIPN(ctx, &CompatIPN{
+	err = tx.Console().CreateCompatIPN(ctx, &CompatIPN{
 		LinkID: l.ID, OrganizationID: l.OrganizationID, Status: DeliveryPending, NextAttemptAt: now,
 		LeasedUntil: epoch, CreatedAt: now, UpdatedAt: now,
 	})
@@ -541,7 +541,7 @@ func (e *Engine) startCompatIPNs(ctx context.Context) (int, error) {
 	var claimed []*CompatIPN
 	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		claimed, err = tx.ClaimDueCompatIPNs(ctx, ClaimParams{Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.WebhookConcurrency})
+		claimed, err = tx.Console().ClaimDueCompatIPNs(ctx, ClaimParams{Now: now, Owner: e.workerID, LeasedUntil: now.Add(e.cfg.LeaseDuration), Limit: e.cfg.WebhookConcurrency})
 		return err
 	})
 	if err != nil {
@@ -565,15 +565,15 @@ func (e *Engine) postIPN(ctx context.Context, poster IPNPoster, ipn *CompatIPN) 
 	var token string
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		if inv, err = tx.GetCompatInvoice(ctx, ipn.OrganizationID, ipn.LinkID); err != nil {
+		if inv, err = tx.Console().GetCompatInvoice(ctx, ipn.OrganizationID, ipn.LinkID); err != nil {
 			return err
 		}
-		l, err := tx.GetPaymentLink(ctx, ipn.OrganizationID, ipn.LinkID)
+		l, err := tx.Console().GetPaymentLink(ctx, ipn.OrganizationID, ipn.LinkID)
 		if err != nil {
 			return err
 		}
 		token = l.Token
-		key, err = tx.GetCompatKey(ctx, ipn.OrganizationID)
+		key, err = tx.Console().GetCompatKey(ctx, ipn.OrganizationID)
 		if errors.Is(err, ErrNotFound) {
 			key, err = nil, nil
 		}
@@ -600,7 +600,7 @@ func (e *Engine) postIPN(ctx context.Context, poster IPNPoster, ipn *CompatIPN) 
 		}
 	}
 	return e.inTx(context.WithoutCancel(ctx), func(ctx context.Context, tx Tx) error {
-		cur, err := tx.LockCompatIPN(ctx, ipn.LinkID)
+		cur, err := tx.Console().LockCompatIPN(ctx, ipn.LinkID)
 		if err != nil {
 			return err
 		}
@@ -620,7 +620,7 @@ func (e *Engine) postIPN(ctx context.Context, poster IPNPoster, ipn *CompatIPN) 
 		default:
 			cur.NextAttemptAt = now.Add(nextWebhookDelay(cur.Attempts, res.RetryAfter))
 		}
-		return tx.UpdateCompatIPN(ctx, cur)
+		return tx.Console().UpdateCompatIPN(ctx, cur)
 	})
 }
 
@@ -629,11 +629,11 @@ func (e *Engine) postIPN(ctx context.Context, poster IPNPoster, ipn *CompatIPN) 
 func (e *Engine) GetCompatIPN(ctx context.Context, orgID, invoiceID string) (*CompatIPN, error) {
 	var ipn *CompatIPN
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
-		l, err := tx.GetPaymentLinkByToken(ctx, invoiceID)
+		l, err := tx.Console().GetPaymentLinkByToken(ctx, invoiceID)
 		if err != nil || l.OrganizationID != orgID {
 			return Errorf(CodeNotFound, "IPN not found")
 		}
-		ipn, err = tx.GetCompatIPN(ctx, l.ID)
+		ipn, err = tx.Console().GetCompatIPN(ctx, l.ID)
 		return notFound(err, "IPN")
 	})
 	return ipn, err

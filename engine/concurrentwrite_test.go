@@ -186,3 +186,73 @@ func TestConcurrentVerification(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentCreatesOneMerchantID: creates that share transactions
+// (group commit) write their deposits together at the transaction's end.
+// Raced with one merchant_id among creates of fresh ones, on each store,
+// exactly one deposit takes it, every identical request gets that deposit
+// back, a different one is refused as a conflict, and the creates beside
+// them in the same transactions are all written, each once.
+func TestConcurrentCreatesOneMerchantID(t *testing.T) {
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		const n = 96
+		ids := make([]string, n)
+		created := make([]bool, n)
+		params := func(i int) engine.CreateDepositParams {
+			p := engine.CreateDepositParams{
+				OrganizationID: f.org.ID, CheckoutMode: "h2h", Amount: "500", PaymentMethod: "bkash_agent",
+				RedirectURL: "https://shop.example/r", MerchantID: "contested", PayerPhone: "01712345678",
+			}
+			switch i % 3 {
+			case 1:
+				p.MerchantID = fmt.Sprintf("fresh-%d", i)
+			case 2:
+				p.Amount = "600" // the contested merchant_id with another request
+			}
+			return p
+		}
+		results := race(n, func(i int) error {
+			d, c, err := f.eng.CreateDeposit(f.ctx, params(i))
+			if d != nil {
+				ids[i], created[i] = d.ID, c
+			}
+			return err
+		})
+		contested := map[string]bool{}
+		winners := 0
+		for i := range n {
+			if created[i] && params(i).MerchantID != "contested" {
+				continue
+			}
+			if created[i] {
+				winners++
+			}
+			if ids[i] != "" && params(i).MerchantID == "contested" {
+				contested[ids[i]] = true
+			}
+		}
+		if winners != 1 || len(contested) != 1 {
+			t.Fatalf("the contested merchant_id: %d created, %d deposits (%v)", winners, len(contested), results)
+		}
+		fresh := 0
+		for i := 1; i < n; i += 3 {
+			if !created[i] {
+				t.Fatalf("fresh create %d: not created (%v)", i, results)
+			}
+			fresh++
+		}
+		// The winner's amount decides which third of the requests are
+		// replays (ok) and which a conflict.
+		if results["ok"] != n-n/3 || results["merchant_id_conflict"] != n/3 {
+			t.Fatalf("outcomes: %v", results)
+		}
+		page, err := f.eng.ListDeposits(f.ctx, engine.ListParams{OrganizationID: f.org.ID, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Data) != fresh+1 {
+			t.Fatalf("%d deposits stored, want %d fresh and the contested one", len(page.Data), fresh)
+		}
+	})
+}

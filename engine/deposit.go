@@ -206,28 +206,10 @@ func (e *Engine) createDeposit(ctx context.Context, p CreateDepositParams, link 
 	if err != nil {
 		return nil, false, err
 	}
-	// Two reads of one statement each: they need no common snapshot.
-	var existing *Deposit
-	err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
-		var err error
-		existing, err = tx.GetDepositByMerchantID(ctx, p.OrganizationID, p.MerchantID)
-		if errors.Is(err, ErrNotFound) {
-			return nil
-		}
-		return err
-	})
-	if err != nil {
-		return nil, false, err
-	}
+	existing, org, err := e.readCreate(ctx, p.OrganizationID, p.MerchantID)
 	if existing != nil {
 		return replay(existing, req)
 	}
-	var org *Organization
-	err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
-		var err error
-		org, err = tx.GetOrganization(ctx, p.OrganizationID)
-		return err
-	})
 	if err != nil {
 		return nil, false, err
 	}
@@ -277,6 +259,36 @@ func (e *Engine) createDeposit(ctx context.Context, p CreateDepositParams, link 
 		return nil, false, err
 	}
 	return d, true, nil
+}
+
+// readCreate reads what a create needs first: the deposit that already
+// has merchantID, if any (then only it), and the organization. Two reads
+// of one statement each: they need no common snapshot.
+func (e *Engine) readCreate(ctx context.Context, orgID, merchantID string) (existing *Deposit, org *Organization, err error) {
+	if r, ok := e.store.(CreateReader); ok {
+		org, existing, err = r.ReadCreate(ctx, orgID, merchantID)
+		if existing != nil {
+			return existing, nil, nil
+		}
+		return nil, org, err
+	}
+	err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		existing, err = tx.GetDepositByMerchantID(ctx, orgID, merchantID)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil || existing != nil {
+		return existing, nil, err
+	}
+	err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		org, err = tx.GetOrganization(ctx, orgID)
+		return err
+	})
+	return nil, org, err
 }
 
 // newDeposit completes req, validated, into the deposit to insert for org
@@ -338,7 +350,15 @@ func (e *Engine) insertDeposit(d *Deposit, method Method, now time.Time, link *l
 			}
 		}
 		if d.Operation != "" {
-			w, err := pickWallet(ctx, tx, shared.pools, d.OrganizationID, method, d.Amount, now, e.cfg.RequireLiveWallets)
+			requireLive := e.cfg.RequireLiveWallets
+			if requireLive && e.cfg.WalletsProven != nil {
+				proven, err := e.cfg.WalletsProven(ctx, tx, d.OrganizationID, method)
+				if err != nil {
+					return err
+				}
+				requireLive = !proven
+			}
+			w, err := pickWallet(ctx, tx, shared.pools, d.OrganizationID, method, d.Amount, now, requireLive)
 			if e := (*Error)(nil); errors.As(err, &e) {
 				return refuse(err) // no wallet: nothing picked, nothing written
 			} else if err != nil {
@@ -346,7 +366,16 @@ func (e *Engine) insertDeposit(d *Deposit, method Method, now time.Time, link *l
 			}
 			d.WalletID, d.RecipientPhone, d.RecipientName, d.QRPayload = w.ID, w.Phone, w.Name, w.QRPayload
 		}
-		if err := tx.CreateDeposit(ctx, d); err != nil || link == nil {
+		if link == nil {
+			// Nothing after it reads the row: queued to the flush, where a
+			// batch's deposits go as one statement with the wallets'
+			// assignments, in one round trip where the store pipelines. A
+			// duplicate merchant_id fails the batch there, as it would
+			// here, and each create then runs alone.
+			shared.write(func(ctx context.Context, tx Tx) error { return tx.CreateDeposit(ctx, d) })
+			return nil
+		}
+		if err := tx.CreateDeposit(ctx, d); err != nil {
 			return err
 		}
 		return link.record(ctx, tx, l, d)

@@ -3,6 +3,37 @@
 // ledger. It knows no SQL and no HTTP: it talks to a database through Store,
 // to money networks through Provider, and reads time from a Clock.
 //
+// # Who uses what
+//
+// A host application rarely starts here: package payd (the module's root)
+// wires an Engine with its store, provider and HTTP handler. From this
+// package a host uses the Engine's operations (CreateDeposit,
+// CreateDepositTx in its own transaction through HostTx, CreateWithdrawal,
+// GetDeposit, CreateRefund, ...), Config, the resource types (Deposit,
+// Withdrawal, Refund, Organization, Event) and the errors (Error, the
+// Code constants, ErrNotFound).
+//
+// A provider (a money network) implements Provider; Refunder and
+// LateLearner are optional. It keeps its own tables through SQLTx and
+// ships them as a MigrationLine; GroupCommitted gives its writes the
+// engine's group commit.
+//
+// A store implements Store and Tx: Tx embeds one interface per noun
+// (OrganizationTx, CredentialTx, WalletTx, DepositTx, AttemptTx, LedgerTx,
+// WithdrawalTx, RefundTx, EventTx, WebhookTx, AuditTx, WorkTx) and returns
+// the console's rows (ConsoleTx: OperatorTx, PaymentLinkTx, CompatTx) from
+// Console. SQLTx, OneReader, CreateReader, ConcurrentWriter,
+// JournalsCreator, Pipeliner, PoolStatser and DBHealther are optional
+// capabilities the engine and the metrics find by type assertion. The
+// shared suite
+// (conformance/storetest) holds a store to all of it.
+//
+// The HTTP layer (package transport) uses the views (DepositView and the
+// other views of the wire), Page and the checkout's operations; a host
+// need not.
+//
+// # Files
+//
 // One concept, one file:
 //
 //	engine.go        Config, Engine, New; helpers every operation uses
@@ -114,6 +145,11 @@ type Config struct {
 	// only to wallets whose device reports (an SMS inbox), so a wallet with
 	// no device gets no deposits it could never prove.
 	RequireLiveWallets bool
+	// WalletsProven, with RequireLiveWallets, says in the deposit's
+	// transaction whether the provider proves payments to an
+	// organization's wallets of a method without a device (with the
+	// wallet owner's own API): those stay in the pool with no LiveUntil.
+	WalletsProven func(ctx context.Context, tx Tx, orgID string, m Method) (bool, error)
 	// Logger receives background workers' errors (default slog.Default()).
 	Logger *slog.Logger
 	// Observer, when set, is told of outcomes once they commit (metrics).

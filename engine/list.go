@@ -12,7 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Lists (issue 20): an organization's deposits, withdrawals, events and
+// Lists: an organization's deposits, withdrawals, events and
 // balance movements, newest first, a page at a time. Paging is by keyset:
 // a page continues from the (created_at, id) of a row the caller names, so
 // every page is an index range scan whose cost does not grow with history,

@@ -159,7 +159,7 @@ func (e *Engine) AddOperator(ctx context.Context, p AddOperatorParams) (*Operato
 				return notFound(err, "organization")
 			}
 		}
-		if err := tx.CreateOperator(ctx, op); err != nil {
+		if err := tx.Console().CreateOperator(ctx, op); err != nil {
 			if errors.Is(err, ErrDuplicate) {
 				return Errorf(CodeConflict, "email: an operator with %s exists", email)
 			}
@@ -179,7 +179,7 @@ func (e *Engine) ListOperators(ctx context.Context, orgID string) ([]*Operator, 
 	var out []*Operator
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		out, err = tx.ListOperators(ctx, orgID)
+		out, err = tx.Console().ListOperators(ctx, orgID)
 		return err
 	})
 	return out, err
@@ -190,7 +190,7 @@ func (e *Engine) DisableOperator(ctx context.Context, id string) (*Operator, err
 	var op *Operator
 	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		if op, err = tx.GetOperator(ctx, id); err != nil {
+		if op, err = tx.Console().GetOperator(ctx, id); err != nil {
 			return notFound(err, "operator")
 		}
 		if op.DisabledAt != nil {
@@ -198,10 +198,10 @@ func (e *Engine) DisableOperator(ctx context.Context, id string) (*Operator, err
 		}
 		now := e.now()
 		op.DisabledAt, op.UpdatedAt = &now, now
-		if err := tx.UpdateOperator(ctx, op); err != nil {
+		if err := tx.Console().UpdateOperator(ctx, op); err != nil {
 			return err
 		}
-		if err := tx.RevokeOperatorSessions(ctx, op.ID, now); err != nil {
+		if err := tx.Console().RevokeOperatorSessions(ctx, op.ID, now); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, AuditOperatorDisable, op.OrganizationID, op.ID, map[string]string{"email": op.Email})
@@ -225,7 +225,7 @@ func (e *Engine) setupOperator(ctx context.Context, tx Tx, token string) (*Opera
 	if token == "" {
 		return nil, Errorf(CodeNotFound, "setup link not found or expired")
 	}
-	op, err := tx.GetOperatorBySetupTokenHash(ctx, hashToken(token))
+	op, err := tx.Console().GetOperatorBySetupTokenHash(ctx, hashToken(token))
 	if err == nil && (op.DisabledAt != nil || !e.now().Before(op.SetupExpiresAt)) {
 		err = ErrNotFound
 	}
@@ -264,7 +264,7 @@ func (e *Engine) CompleteOperatorSetup(ctx context.Context, p CompleteSetupParam
 		if len(p.TOTPSecret) > 0 {
 			op.TOTPSecret, op.LastTOTPStep = e.keyring.Seal(p.TOTPSecret, "operator_totp:"+op.ID), p.TOTPStep
 		}
-		if err := tx.UpdateOperator(ctx, op); err != nil {
+		if err := tx.Console().UpdateOperator(ctx, op); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, AuditOperatorSetup, op.OrganizationID, op.ID,
@@ -300,7 +300,7 @@ func (e *Engine) OperatorForLogin(ctx context.Context, email string) (*Operator,
 	var op *Operator
 	err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		op, err = tx.GetOperatorByEmail(ctx, email)
+		op, err = tx.Console().GetOperatorByEmail(ctx, email)
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {
@@ -323,7 +323,7 @@ func (e *Engine) canLogIn(op *Operator) bool {
 // MaxLoginFailures-th in a row locks the account for LoginLockout.
 func (e *Engine) RecordLoginFailure(ctx context.Context, operatorID string) error {
 	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
-		op, err := tx.LockOperator(ctx, operatorID)
+		op, err := tx.Console().LockOperator(ctx, operatorID)
 		if err != nil {
 			return notFound(err, "operator")
 		}
@@ -334,7 +334,7 @@ func (e *Engine) RecordLoginFailure(ctx context.Context, operatorID string) erro
 		if locked {
 			op.FailedLogins, op.LockedUntil = 0, now.Add(LoginLockout)
 		}
-		if err := tx.UpdateOperator(ctx, op); err != nil {
+		if err := tx.Console().UpdateOperator(ctx, op); err != nil {
 			return err
 		}
 		if locked {
@@ -364,7 +364,7 @@ func (e *Engine) StartOperatorSession(ctx context.Context, p StartSessionParams)
 	token := RandomToken(32)
 	var s *OperatorSession
 	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
-		op, err := tx.LockOperator(ctx, p.OperatorID)
+		op, err := tx.Console().LockOperator(ctx, p.OperatorID)
 		if err != nil {
 			return notFound(err, "operator")
 		}
@@ -379,7 +379,7 @@ func (e *Engine) StartOperatorSession(ctx context.Context, p StartSessionParams)
 		}
 		now := e.now()
 		op.FailedLogins, op.LockedUntil, op.UpdatedAt = 0, time.Time{}, now
-		if err := tx.UpdateOperator(ctx, op); err != nil {
+		if err := tx.Console().UpdateOperator(ctx, op); err != nil {
 			return err
 		}
 		if p.ReplacesToken != "" {
@@ -391,7 +391,7 @@ func (e *Engine) StartOperatorSession(ctx context.Context, p StartSessionParams)
 			ID: NewID(PrefixOperatorSession, now), TokenHash: hashToken(token), OperatorID: op.ID,
 			CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(SessionAbsoluteTimeout),
 		}
-		if err := tx.CreateOperatorSession(ctx, s); err != nil {
+		if err := tx.Console().CreateOperatorSession(ctx, s); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, AuditOperatorLogin, op.OrganizationID, op.ID, map[string]string{"session": s.ID})
@@ -404,7 +404,7 @@ func (e *Engine) StartOperatorSession(ctx context.Context, p StartSessionParams)
 
 // endSession revokes the session of token, if there is one still open.
 func (e *Engine) endSession(ctx context.Context, tx Tx, token string, now time.Time) error {
-	s, err := tx.GetOperatorSessionByHash(ctx, hashToken(token))
+	s, err := tx.Console().GetOperatorSessionByHash(ctx, hashToken(token))
 	if errors.Is(err, ErrNotFound) || (err == nil && s.RevokedAt != nil) {
 		return nil
 	}
@@ -412,7 +412,7 @@ func (e *Engine) endSession(ctx context.Context, tx Tx, token string, now time.T
 		return err
 	}
 	s.RevokedAt = &now
-	return tx.UpdateOperatorSession(ctx, s)
+	return tx.Console().UpdateOperatorSession(ctx, s)
 }
 
 // OperatorSession returns the session of a cookie's token and its
@@ -427,10 +427,10 @@ func (e *Engine) OperatorSession(ctx context.Context, token string) (*OperatorSe
 	var op *Operator
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		if s, err = tx.GetOperatorSessionByHash(ctx, hashToken(token)); err != nil {
+		if s, err = tx.Console().GetOperatorSessionByHash(ctx, hashToken(token)); err != nil {
 			return err
 		}
-		op, err = tx.GetOperator(ctx, s.OperatorID)
+		op, err = tx.Console().GetOperator(ctx, s.OperatorID)
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {
@@ -445,12 +445,12 @@ func (e *Engine) OperatorSession(ctx context.Context, token string) (*OperatorSe
 	}
 	if now.Sub(s.LastSeenAt) >= sessionTouchEvery {
 		err := e.store.InTx(ctx, func(ctx context.Context, tx Tx) error {
-			cur, err := tx.GetOperatorSessionByHash(ctx, s.TokenHash)
+			cur, err := tx.Console().GetOperatorSessionByHash(ctx, s.TokenHash)
 			if err != nil || cur.RevokedAt != nil {
 				return ErrLoginRefused
 			}
 			cur.LastSeenAt = now
-			return tx.UpdateOperatorSession(ctx, cur)
+			return tx.Console().UpdateOperatorSession(ctx, cur)
 		})
 		if err != nil {
 			return nil, nil, err
@@ -463,20 +463,20 @@ func (e *Engine) OperatorSession(ctx context.Context, token string) (*OperatorSe
 // EndOperatorSession logs out: the session of token stops working.
 func (e *Engine) EndOperatorSession(ctx context.Context, token string) error {
 	return e.inTx(ctx, func(ctx context.Context, tx Tx) error {
-		s, err := tx.GetOperatorSessionByHash(ctx, hashToken(token))
+		s, err := tx.Console().GetOperatorSessionByHash(ctx, hashToken(token))
 		if errors.Is(err, ErrNotFound) || (err == nil && s.RevokedAt != nil) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		op, err := tx.GetOperator(ctx, s.OperatorID)
+		op, err := tx.Console().GetOperator(ctx, s.OperatorID)
 		if err != nil {
 			return err
 		}
 		now := e.now()
 		s.RevokedAt = &now
-		if err := tx.UpdateOperatorSession(ctx, s); err != nil {
+		if err := tx.Console().UpdateOperatorSession(ctx, s); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, AuditOperatorLogout, op.OrganizationID, op.ID, map[string]string{"session": s.ID})

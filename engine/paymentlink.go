@@ -88,7 +88,7 @@ func (e *Engine) CreatePaymentLink(ctx context.Context, orgID, amount, note stri
 		if _, err := tx.GetOrganization(ctx, orgID); err != nil {
 			return notFound(err, "organization")
 		}
-		if err := tx.CreatePaymentLink(ctx, l); err != nil {
+		if err := tx.Console().CreatePaymentLink(ctx, l); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, AuditPaymentLinkCreate, orgID, l.ID, map[string]string{"amount": FormatAmount(a), "note": note})
@@ -108,7 +108,7 @@ func (e *Engine) ListPaymentLinks(ctx context.Context, orgID string, limit int) 
 	var out []*PaymentLink
 	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		out, err = tx.ListPaymentLinks(ctx, orgID, limit)
+		out, err = tx.Console().ListPaymentLinks(ctx, orgID, limit)
 		return err
 	})
 	return out, err
@@ -135,7 +135,7 @@ func (e *Engine) GetPaymentLinkByToken(ctx context.Context, token string) (*Paym
 	var s PaymentLinkState
 	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
 		var err error
-		if s.Link, err = tx.GetPaymentLinkByToken(ctx, token); err != nil {
+		if s.Link, err = tx.Console().GetPaymentLinkByToken(ctx, token); err != nil {
 			return notFound(err, "payment link")
 		}
 		if s.Link.DepositID != "" {
@@ -253,7 +253,7 @@ type linkOpen struct {
 // (before anything is written) unless the link is unpaid and n is still
 // its next number: a concurrent open that committed first wins.
 func (o *linkOpen) lock(ctx context.Context, tx Tx, orgID string) (*PaymentLink, error) {
-	l, err := tx.LockPaymentLink(ctx, orgID, o.id)
+	l, err := tx.Console().LockPaymentLink(ctx, orgID, o.id)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +269,7 @@ func (o *linkOpen) lock(ctx context.Context, tx Tx, orgID string) (*PaymentLink,
 // record makes d the link's latest checkout, in the create's transaction.
 func (o *linkOpen) record(ctx context.Context, tx Tx, l *PaymentLink, d *Deposit) error {
 	l.DepositID, l.Deposits, l.UpdatedAt = d.ID, o.n, d.CreatedAt
-	return tx.UpdatePaymentLink(ctx, l)
+	return tx.Console().UpdatePaymentLink(ctx, l)
 }
 
 // linkOfMerchantID returns the ID of the link whose checkout has
@@ -294,7 +294,7 @@ func (e *Engine) linkPaid(ctx context.Context, tx Tx, d *Deposit, now time.Time)
 	if !ok {
 		return nil
 	}
-	l, err := tx.LockPaymentLink(ctx, d.OrganizationID, id)
+	l, err := tx.Console().LockPaymentLink(ctx, d.OrganizationID, id)
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
@@ -302,7 +302,7 @@ func (e *Engine) linkPaid(ctx context.Context, tx Tx, d *Deposit, now time.Time)
 		return err
 	}
 	l.PaidDepositID, l.UpdatedAt = d.ID, now
-	if err := tx.UpdatePaymentLink(ctx, l); err != nil {
+	if err := tx.Console().UpdatePaymentLink(ctx, l); err != nil {
 		return err
 	}
 	if err := e.compatPaid(ctx, tx, l, now); err != nil {

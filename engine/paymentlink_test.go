@@ -46,7 +46,7 @@ func (f *linkFixture) deposits() (all []*engine.Deposit, open int) {
 	f.t.Helper()
 	err := f.store.ReadTx(f.ctx, func(ctx context.Context, tx engine.Tx) error {
 		all, open = nil, 0
-		l, err := tx.GetPaymentLink(ctx, f.org.ID, f.link.ID)
+		l, err := tx.Console().GetPaymentLink(ctx, f.org.ID, f.link.ID)
 		if err != nil {
 			return err
 		}

@@ -31,6 +31,17 @@ type OneReader interface {
 	ReadOne(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
 }
 
+// CreateReader is implemented by stores for which the two reads that
+// precede a deposit create cost less together (Postgres: one round trip
+// instead of two).
+type CreateReader interface {
+	// ReadCreate returns the organization and its deposit of merchantID,
+	// nil without an error when there is none, each as committed when
+	// read, as two ReadOne reads would: ErrNotFound without the
+	// organization.
+	ReadCreate(ctx context.Context, organizationID, merchantID string) (*Organization, *Deposit, error)
+}
+
 // ConcurrentWriter is implemented by a Store whose write transactions run
 // in parallel (Postgres: one connection each, row locks) rather than one
 // at a time (SQLite's one write lock). The engine's group commit then
@@ -45,7 +56,7 @@ type ConcurrentWriter interface {
 
 // JournalsCreator is implemented by a Tx that writes several journals in
 // fewer statements than a CreateJournal each: the journals that the
-// functions of a shared transaction queued (see sharedTx, issue 18).
+// functions of a shared transaction queued (see sharedTx).
 type JournalsCreator interface {
 	// CreateJournals is CreateJournal of each of js, in order, in the
 	// caller's transaction: journals, entries, and balance rows, each
@@ -93,16 +104,58 @@ type SQLTx interface {
 	QuerySQL(ctx context.Context, query string, args []any, row func(scan func(dest ...any) error) error) error
 }
 
-// Tx is what the engine can do inside a transaction. Methods return
-// ErrNotFound when a row does not exist and ErrDuplicate when a uniqueness
-// constraint (including a primary key) would be violated; any other error is
-// internal. A limit of zero or less returns nothing, except where a method
-// says otherwise. "Locked" and "skipping locked rows" describe databases
-// with row locks (Postgres); in SQLite the write transaction is exclusive
-// and is itself the lock. Times are read back at microsecond precision, so
-// values the engine truncates to microseconds compare Equal after a round
-// trip.
+// Tx is what the engine can do inside a transaction: one interface per
+// noun, embedded here, each documented where it is declared. A store
+// implements all of them on one transaction type and passes the shared
+// store suite (conformance/storetest); a host application never calls
+// them.
+//
+// Methods return ErrNotFound when a row does not exist and ErrDuplicate
+// when a uniqueness constraint (including a primary key) would be
+// violated; any other error is internal. A limit of zero or less returns
+// nothing, except where a method says otherwise. "Locked" and "skipping
+// locked rows" describe databases with row locks (Postgres); in SQLite the
+// write transaction is exclusive and is itself the lock. Times are read
+// back at microsecond precision, so values the engine truncates to
+// microseconds compare Equal after a round trip.
+//
+// The list methods (ListDepositsPage and the others named ...Page, and
+// ListBalanceTransactions) return one keyset page of an organization's
+// rows, newest first after p.After (or oldest first after p.Before), up to
+// p.Limit, only p.OrganizationID's, matching p's filters. Each is an index
+// range scan in the list's order, so a page costs the same at any history
+// size. A cursor is a position, not a row: it need not exist.
 type Tx interface {
+	OrganizationTx
+	CredentialTx
+	WalletTx
+	DepositTx
+	AttemptTx
+	LedgerTx
+	WithdrawalTx
+	RefundTx
+	EventTx
+	WebhookTx
+	AuditTx
+	WorkTx
+
+	// Console returns the rows of the operator console in this
+	// transaction: they commit with the engine's.
+	Console() ConsoleTx
+}
+
+// ConsoleTx is the storage of the operator console and the pages it
+// serves to payers (payment links, the UddoktaPay-compatible checkout),
+// kept apart from Tx because only the console, its payer pages and the
+// compatibility API use it. It follows Tx's conventions.
+type ConsoleTx interface {
+	OperatorTx
+	PaymentLinkTx
+	CompatTx
+}
+
+// OrganizationTx is the part of Tx that stores the organizations.
+type OrganizationTx interface {
 	// CreateOrganization inserts org. Returns ErrDuplicate if the ID exists.
 	CreateOrganization(ctx context.Context, org *Organization) error
 	// GetOrganization returns ErrNotFound if id does not exist.
@@ -112,7 +165,15 @@ type Tx interface {
 	UpdateOrganization(ctx context.Context, org *Organization) error
 	// ListOrganizations returns all organizations, oldest first.
 	ListOrganizations(ctx context.Context) ([]*Organization, error)
+	// LockOrganization returns the organization, locked against concurrent
+	// writers until the transaction ends: balance checks of withdrawals are
+	// made under it. Returns ErrNotFound if it does not exist.
+	LockOrganization(ctx context.Context, id string) (*Organization, error)
+}
 
+// CredentialTx is the part of Tx that stores the master key check and the
+// API keys.
+type CredentialTx interface {
 	// GetMasterKeyCheck returns the sealed master key check, or ErrNotFound.
 	GetMasterKeyCheck(ctx context.Context) ([]byte, error)
 	// CreateMasterKeyCheck stores the master key check. Returns ErrDuplicate
@@ -122,7 +183,6 @@ type Tx interface {
 	// key's signing secret or a webhook endpoint's secret) with the ID it is
 	// sealed to, or ErrNotFound if the database holds none.
 	AnySealedSecret(ctx context.Context) (id string, sealed []byte, err error)
-
 	// CreateAPIKey inserts key. Returns ErrDuplicate if its ID or hash exists.
 	CreateAPIKey(ctx context.Context, key *APIKey) error
 	// GetAPIKey returns ErrNotFound if id does not exist.
@@ -134,7 +194,10 @@ type Tx interface {
 	// UpdateAPIKey writes the signing secrets and expiry of key.
 	// Returns ErrNotFound if key.ID does not exist.
 	UpdateAPIKey(ctx context.Context, key *APIKey) error
+}
 
+// WalletTx is the part of Tx that stores the receiving wallets.
+type WalletTx interface {
 	// CreateWallet inserts w. Returns ErrDuplicate if the organization
 	// already has a wallet with the same channel, operation and phone.
 	CreateWallet(ctx context.Context, w *Wallet) error
@@ -153,7 +216,11 @@ type Tx interface {
 	// walletID since the given time whose status is not failed, expired or
 	// cancelled: what counts against the wallet's daily limit.
 	WalletDepositAmounts(ctx context.Context, walletID string, since time.Time) ([]decimal.Decimal, error)
+}
 
+// DepositTx is the part of Tx that stores the deposits: rows, lists and the
+// console's searches.
+type DepositTx interface {
 	// CreateDeposit inserts d. Returns ErrDuplicate if the organization
 	// already has a deposit with d.MerchantID (or the ID or checkout token
 	// exists).
@@ -169,6 +236,12 @@ type Tx interface {
 	// provider transaction ID, timestamps). Returns ErrNotFound if d.ID
 	// does not exist.
 	UpdateDeposit(ctx context.Context, d *Deposit) error
+	// UpdateDepositRefunds writes d's refund totals (RefundedAmount,
+	// RefundReserved), status, verification state and updated_at: what
+	// its refunds move, and only that, so that it never overwrites what
+	// another path writes with UpdateDeposit. Returns ErrNotFound if d.ID
+	// does not exist.
+	UpdateDepositRefunds(ctx context.Context, d *Deposit) error
 	// LockDeposit returns the deposit with id, locked against concurrent
 	// writers until the transaction ends (SELECT ... FOR UPDATE where the
 	// database needs it). Returns ErrNotFound if it does not exist.
@@ -177,7 +250,22 @@ type Tx interface {
 	// expires_at is at or before now, oldest deadline first, skipping rows
 	// another transaction has locked.
 	ListExpirableDeposits(ctx context.Context, now time.Time, limit int) ([]*Deposit, error)
+	// ListDepositsPage honours Status, PaymentMethod, MerchantID,
+	// ProviderTransactionID and the created range.
+	ListDepositsPage(ctx context.Context, p PageParams) ([]*Deposit, error)
+	// SearchDeposits returns up to p.Limit deposits matching every given
+	// filter of p, newest first, through an index of the most selective
+	// filter given (a transaction ID through attempts' (channel,
+	// transaction_id) over p.Channels).
+	SearchDeposits(ctx context.Context, p SearchDepositsParams) ([]*Deposit, error)
+	// CountDepositsSince counts the deposits of an organization (all if
+	// "") created at or after since, by status.
+	CountDepositsSince(ctx context.Context, organizationID string, since time.Time) (map[string]int, error)
+}
 
+// AttemptTx is the part of Tx that stores the verification attempts of
+// deposits and the transaction IDs they hold.
+type AttemptTx interface {
 	// CreateAttempt inserts a. Returns ErrDuplicate if the organization has
 	// an attempt with the same (Channel, TransactionID): within an
 	// organization a submitted ID stays used. Another organization's
@@ -215,7 +303,11 @@ type Tx interface {
 	// due first, skipping rows another transaction has locked: it sets
 	// their LeaseOwner and LeasedUntil and returns them so updated.
 	ClaimDueAttempts(ctx context.Context, p ClaimParams) ([]*Attempt, error)
+}
 
+// LedgerTx is the part of Tx that stores the double-entry ledger, its
+// maintained balances and balance transactions.
+type LedgerTx interface {
 	// CreateJournal inserts a journal and its entries, and adds each entry
 	// to its account's balance row, all in the caller's transaction; for
 	// each balance account (BalanceAccounts) it moves, it also writes a
@@ -236,18 +328,26 @@ type Tx interface {
 	// ListJournals returns an organization's journals with their entries,
 	// oldest first.
 	ListJournals(ctx context.Context, organizationID string) ([]*Journal, error)
+	// ListBalanceTransactions honours Account and the created range. The
+	// rows are written by CreateJournal: one per journal and balance
+	// account it moves, with the account's balance after it.
+	ListBalanceTransactions(ctx context.Context, p PageParams) ([]*BalanceTransaction, error)
+	// GetBalanceTransaction returns ErrNotFound unless id is a balance
+	// transaction of organizationID.
+	GetBalanceTransaction(ctx context.Context, organizationID, id string) (*BalanceTransaction, error)
+}
 
-	// LockOrganization returns the organization, locked against concurrent
-	// writers until the transaction ends: balance checks of withdrawals are
-	// made under it. Returns ErrNotFound if it does not exist.
-	LockOrganization(ctx context.Context, id string) (*Organization, error)
-
+// WithdrawalTx is the part of Tx that stores the withdrawals and their payouts.
+type WithdrawalTx interface {
 	// CreateWithdrawal inserts w. Returns ErrDuplicate if the organization
 	// already has a withdrawal with w.MerchantID.
 	CreateWithdrawal(ctx context.Context, w *Withdrawal) error
 	// GetWithdrawal returns ErrNotFound unless id is a withdrawal of
 	// organizationID.
 	GetWithdrawal(ctx context.Context, organizationID, id string) (*Withdrawal, error)
+	// GetWithdrawalByMerchantID returns ErrNotFound unless the
+	// organization has a withdrawal with that merchant_id.
+	GetWithdrawalByMerchantID(ctx context.Context, organizationID, merchantID string) (*Withdrawal, error)
 	// LockWithdrawal is GetWithdrawal with the row locked until the
 	// transaction ends.
 	LockWithdrawal(ctx context.Context, organizationID, id string) (*Withdrawal, error)
@@ -266,63 +366,6 @@ type Tx interface {
 	// ClaimDuePayouts leases up to p.Limit processing withdrawals that are
 	// due and not leased, like ClaimDueAttempts.
 	ClaimDuePayouts(ctx context.Context, p ClaimParams) ([]*Withdrawal, error)
-	// CountQueues counts the running attempts (processing, delayed), the
-	// processing withdrawals and refunds and the pending deliveries, with
-	// the creation time of the oldest of each, through the partial indexes
-	// their claims use (attempts_due, withdrawals_due, refunds_due,
-	// deliveries_due), so that its cost
-	// follows the work waiting and not the history.
-	CountQueues(ctx context.Context) (*Queues, error)
-
-	// CreateWebhookEndpoint inserts ep.
-	CreateWebhookEndpoint(ctx context.Context, ep *WebhookEndpoint) error
-	// GetWebhookEndpoint returns ErrNotFound if id does not exist.
-	GetWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error)
-	// LockWebhookEndpoint is GetWebhookEndpoint with the row locked until
-	// the transaction ends.
-	LockWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error)
-	// ListWebhookEndpoints returns an organization's endpoints, oldest
-	// first; only the enabled ones if enabledOnly.
-	ListWebhookEndpoints(ctx context.Context, organizationID string, enabledOnly bool) ([]*WebhookEndpoint, error)
-	// UpdateWebhookEndpoint writes URL, secrets, enabled, disabled reason,
-	// failing-since and updated_at. Returns ErrNotFound if it does not exist.
-	UpdateWebhookEndpoint(ctx context.Context, ep *WebhookEndpoint) error
-	// DeleteWebhookEndpoint removes an endpoint with its deliveries and
-	// their attempts. Returns ErrNotFound if it does not exist.
-	DeleteWebhookEndpoint(ctx context.Context, id string) error
-
-	// CreateDelivery inserts d. Returns ErrDuplicate if the event already
-	// has a delivery to the endpoint.
-	CreateDelivery(ctx context.Context, d *Delivery) error
-	// GetDelivery returns ErrNotFound if id does not exist.
-	GetDelivery(ctx context.Context, id string) (*Delivery, error)
-	// LockDelivery is GetDelivery with the row locked until the
-	// transaction ends.
-	LockDelivery(ctx context.Context, id string) (*Delivery, error)
-	// UpdateDelivery writes status, attempts, next attempt, lease, last
-	// status and error, delivered_at and updated_at.
-	UpdateDelivery(ctx context.Context, d *Delivery) error
-	// ListDeliveries returns the deliveries matching p, oldest first.
-	ListDeliveries(ctx context.Context, p ListDeliveriesParams) ([]*Delivery, error)
-	// ClaimDueDeliveries leases pending deliveries that are due and not
-	// leased, of enabled endpoints not in p.ExcludeEndpoints, at most
-	// p.PerEndpoint per endpoint and p.Limit in all, earliest due first.
-	ClaimDueDeliveries(ctx context.Context, p ClaimDeliveriesParams) ([]*Delivery, error)
-	// CreateDeliveryAttempt records one post.
-	CreateDeliveryAttempt(ctx context.Context, a *DeliveryAttempt) error
-	// ListDeliveryAttempts returns a delivery's posts, oldest first.
-	ListDeliveryAttempts(ctx context.Context, deliveryID string) ([]*DeliveryAttempt, error)
-	// GetEvent returns ErrNotFound if id does not exist.
-	GetEvent(ctx context.Context, id string) (*Event, error)
-
-	// CreateEvent inserts an event into the outbox.
-	CreateEvent(ctx context.Context, e *Event) error
-	// ListEvents returns the events matching p, oldest first.
-	ListEvents(ctx context.Context, p ListEventsParams) ([]*Event, error)
-
-	// GetWithdrawalByMerchantID returns ErrNotFound unless the
-	// organization has a withdrawal with that merchant_id.
-	GetWithdrawalByMerchantID(ctx context.Context, organizationID, merchantID string) (*Withdrawal, error)
 	// TakenWithdrawalMerchantIDs returns which of merchantIDs the
 	// organization has withdrawals with (the transaction's own included):
 	// a batch of withdrawal creates looks them up in one statement, under
@@ -337,9 +380,18 @@ type Tx interface {
 	// the lock is granted). Returns ErrNotFound if the organization does
 	// not exist.
 	LockWithdrawalGate(ctx context.Context, organizationID string, merchantIDs []string) (*WithdrawalGate, error)
+	// ListWithdrawalsPage honours the filters of ListDepositsPage;
+	// ProviderTransactionID matches the provider reference.
+	ListWithdrawalsPage(ctx context.Context, p PageParams) ([]*Withdrawal, error)
+	// SearchWithdrawals returns up to p.Limit withdrawals matching p,
+	// newest first.
+	SearchWithdrawals(ctx context.Context, p SearchWithdrawalsParams) ([]*Withdrawal, error)
+	// CountWithdrawalsSince is CountDepositsSince for withdrawals.
+	CountWithdrawalsSince(ctx context.Context, organizationID string, since time.Time) (map[string]int, error)
+}
 
-	// Refunds (refund.go).
-
+// RefundTx is the part of Tx that stores the refunds of deposits.
+type RefundTx interface {
 	// CreateRefund inserts r. Returns ErrDuplicate if the organization
 	// already has a refund with r.MerchantID (or the ID exists).
 	CreateRefund(ctx context.Context, r *Refund) error
@@ -366,37 +418,97 @@ type Tx interface {
 	// ListRefundsPage is a list page (see ListDepositsPage) honouring
 	// DepositID and the created range.
 	ListRefundsPage(ctx context.Context, p PageParams) ([]*Refund, error)
-	// UpdateDepositRefunds writes d's refund totals (RefundedAmount,
-	// RefundReserved), status, verification state and updated_at: what
-	// its refunds move, and only that, so that it never overwrites what
-	// another path writes with UpdateDeposit. Returns ErrNotFound if d.ID
-	// does not exist.
-	UpdateDepositRefunds(ctx context.Context, d *Deposit) error
+}
 
-	// ReleaseLeases gives up every lease owner holds on open work (running
-	// attempts, processing withdrawals and refunds, pending deliveries): it
-	// clears their LeaseOwner and LeasedUntil so that any worker may claim
-	// them at once.
-	// Rows leased by other owners are left alone.
-	ReleaseLeases(ctx context.Context, owner string) error
+// EventTx is the part of Tx that stores the events every state change writes.
+type EventTx interface {
+	// CreateEvent inserts an event into the outbox.
+	CreateEvent(ctx context.Context, e *Event) error
+	// GetEvent returns ErrNotFound if id does not exist.
+	GetEvent(ctx context.Context, id string) (*Event, error)
+	// ListEvents returns the events matching p, oldest first.
+	ListEvents(ctx context.Context, p ListEventsParams) ([]*Event, error)
+	// ListEventsPage honours Type, ResourceID and the created range.
+	ListEventsPage(ctx context.Context, p PageParams) ([]*Event, error)
+}
 
+// WebhookTx is the part of Tx that stores the webhook endpoints, their
+// deliveries and delivery attempts.
+type WebhookTx interface {
+	// CreateWebhookEndpoint inserts ep.
+	CreateWebhookEndpoint(ctx context.Context, ep *WebhookEndpoint) error
+	// GetWebhookEndpoint returns ErrNotFound if id does not exist.
+	GetWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error)
+	// LockWebhookEndpoint is GetWebhookEndpoint with the row locked until
+	// the transaction ends.
+	LockWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error)
+	// ListWebhookEndpoints returns an organization's endpoints, oldest
+	// first; only the enabled ones if enabledOnly.
+	ListWebhookEndpoints(ctx context.Context, organizationID string, enabledOnly bool) ([]*WebhookEndpoint, error)
+	// UpdateWebhookEndpoint writes URL, secrets, enabled, disabled reason,
+	// failing-since and updated_at. Returns ErrNotFound if it does not exist.
+	UpdateWebhookEndpoint(ctx context.Context, ep *WebhookEndpoint) error
+	// DeleteWebhookEndpoint removes an endpoint with its deliveries and
+	// their attempts. Returns ErrNotFound if it does not exist.
+	DeleteWebhookEndpoint(ctx context.Context, id string) error
+	// CountDisabledWebhookEndpoints counts every organization's disabled
+	// webhook endpoints through the partial index of the disabled ones, so
+	// that its cost follows them, not the endpoints or their deliveries.
+	CountDisabledWebhookEndpoints(ctx context.Context) (int, error)
+	// CreateDelivery inserts d. Returns ErrDuplicate if the event already
+	// has a delivery to the endpoint.
+	CreateDelivery(ctx context.Context, d *Delivery) error
+	// GetDelivery returns ErrNotFound if id does not exist.
+	GetDelivery(ctx context.Context, id string) (*Delivery, error)
+	// LockDelivery is GetDelivery with the row locked until the
+	// transaction ends.
+	LockDelivery(ctx context.Context, id string) (*Delivery, error)
+	// UpdateDelivery writes status, attempts, next attempt, lease, last
+	// status and error, delivered_at and updated_at.
+	UpdateDelivery(ctx context.Context, d *Delivery) error
+	// ListDeliveries returns the deliveries matching p, oldest first.
+	ListDeliveries(ctx context.Context, p ListDeliveriesParams) ([]*Delivery, error)
+	// ClaimDueDeliveries leases pending deliveries that are due and not
+	// leased, of enabled endpoints not in p.ExcludeEndpoints, at most
+	// p.PerEndpoint per endpoint and p.Limit in all, earliest due first.
+	ClaimDueDeliveries(ctx context.Context, p ClaimDeliveriesParams) ([]*Delivery, error)
+	// CreateDeliveryAttempt records one post.
+	CreateDeliveryAttempt(ctx context.Context, a *DeliveryAttempt) error
+	// ListDeliveryAttempts returns a delivery's posts, oldest first.
+	ListDeliveryAttempts(ctx context.Context, deliveryID string) ([]*DeliveryAttempt, error)
+}
+
+// AuditTx is the part of Tx that stores the append-only audit log.
+type AuditTx interface {
 	// AppendAudit inserts an entry into the append-only audit log. Returns
 	// ErrDuplicate if its ID exists. There is no way to change or remove an
 	// entry.
 	AppendAudit(ctx context.Context, e *AuditEntry) error
 	// ListAudit returns the audit entries matching p, oldest first.
 	ListAudit(ctx context.Context, p ListAuditParams) ([]*AuditEntry, error)
+}
 
-	// Disabled webhook endpoints (metrics).
+// WorkTx is the part of Tx that stores the background work across nouns:
+// queue depths and leases.
+type WorkTx interface {
+	// CountQueues counts the running attempts (processing, delayed), the
+	// processing withdrawals and refunds and the pending deliveries, with
+	// the creation time of the oldest of each, through the partial indexes
+	// their claims use (attempts_due, withdrawals_due, refunds_due,
+	// deliveries_due), so that its cost
+	// follows the work waiting and not the history.
+	CountQueues(ctx context.Context) (*Queues, error)
+	// ReleaseLeases gives up every lease owner holds on open work (running
+	// attempts, processing withdrawals and refunds, pending deliveries): it
+	// clears their LeaseOwner and LeasedUntil so that any worker may claim
+	// them at once.
+	// Rows leased by other owners are left alone.
+	ReleaseLeases(ctx context.Context, owner string) error
+}
 
-	// CountDisabledWebhookEndpoints counts every organization's disabled
-	// webhook endpoints through the partial index of the disabled ones, so
-	// that its cost follows them, not the endpoints or their deliveries.
-	CountDisabledWebhookEndpoints(ctx context.Context) (int, error)
-
-	// Operator console: operators, their sessions, payment links, and the
-	// console's searches (issue 22).
-
+// OperatorTx is the part of ConsoleTx that stores the console's operators
+// and their sessions.
+type OperatorTx interface {
 	// CreateOperator inserts op. Returns ErrDuplicate if its ID or email
 	// exists.
 	CreateOperator(ctx context.Context, op *Operator) error
@@ -430,6 +542,11 @@ type Tx interface {
 	// RevokeOperatorSessions revokes, at now, every open session of an
 	// operator.
 	RevokeOperatorSessions(ctx context.Context, operatorID string, now time.Time) error
+}
+
+// PaymentLinkTx is the part of ConsoleTx that stores the payment links
+// operators share with payers.
+type PaymentLinkTx interface {
 	// CreatePaymentLink inserts l. Returns ErrDuplicate if its ID or
 	// token exists.
 	CreatePaymentLink(ctx context.Context, l *PaymentLink) error
@@ -448,6 +565,11 @@ type Tx interface {
 	// updated_at.
 	// Returns ErrNotFound if l.ID does not exist.
 	UpdatePaymentLink(ctx context.Context, l *PaymentLink) error
+}
+
+// CompatTx is the part of ConsoleTx that stores the UddoktaPay-compatible
+// checkout: its API keys, invoices and IPNs.
+type CompatTx interface {
 	// PutCompatKey stores an organization's compat key, replacing the one
 	// it had. Returns ErrDuplicate if another organization has the hash.
 	PutCompatKey(ctx context.Context, k *CompatKey) error
@@ -459,6 +581,12 @@ type Tx interface {
 	GetCompatKeyByHash(ctx context.Context, hash []byte) (*CompatKey, error)
 	// GetCompatKey returns an organization's compat key, or ErrNotFound.
 	GetCompatKey(ctx context.Context, organizationID string) (*CompatKey, error)
+	// CreateCompatInvoice inserts inv. Returns ErrDuplicate if its link
+	// has one.
+	CreateCompatInvoice(ctx context.Context, inv *CompatInvoice) error
+	// GetCompatInvoice returns the invoice of a link of organizationID, or
+	// ErrNotFound.
+	GetCompatInvoice(ctx context.Context, organizationID, linkID string) (*CompatInvoice, error)
 	// CreateCompatIPN inserts ipn. Returns ErrDuplicate if its invoice has
 	// one.
 	CreateCompatIPN(ctx context.Context, ipn *CompatIPN) error
@@ -474,47 +602,6 @@ type Tx interface {
 	// UpdateCompatIPN writes status, attempts, next attempt, lease, last
 	// outcome and updated_at. Returns ErrNotFound if it does not exist.
 	UpdateCompatIPN(ctx context.Context, ipn *CompatIPN) error
-	// CreateCompatInvoice inserts inv. Returns ErrDuplicate if its link
-	// has one.
-	CreateCompatInvoice(ctx context.Context, inv *CompatInvoice) error
-	// GetCompatInvoice returns the invoice of a link of organizationID, or
-	// ErrNotFound.
-	GetCompatInvoice(ctx context.Context, organizationID, linkID string) (*CompatInvoice, error)
-	// SearchDeposits returns up to p.Limit deposits matching every given
-	// filter of p, newest first, through an index of the most selective
-	// filter given (a transaction ID through attempts' (channel,
-	// transaction_id) over p.Channels).
-	SearchDeposits(ctx context.Context, p SearchDepositsParams) ([]*Deposit, error)
-	// SearchWithdrawals returns up to p.Limit withdrawals matching p,
-	// newest first.
-	SearchWithdrawals(ctx context.Context, p SearchWithdrawalsParams) ([]*Withdrawal, error)
-	// CountDepositsSince counts the deposits of an organization (all if
-	// "") created at or after since, by status.
-	CountDepositsSince(ctx context.Context, organizationID string, since time.Time) (map[string]int, error)
-	// CountWithdrawalsSince is CountDepositsSince for withdrawals.
-	CountWithdrawalsSince(ctx context.Context, organizationID string, since time.Time) (map[string]int, error)
-
-	// Lists (issue 20): one keyset page of an organization's rows, newest
-	// first after p.After (or oldest first after p.Before), up to p.Limit,
-	// only p.OrganizationID's, matching p's filters. Each is an index range
-	// scan in the list's order, so a page costs the same at any history
-	// size. A cursor is a position, not a row: it need not exist.
-
-	// ListDepositsPage honours Status, PaymentMethod, MerchantID,
-	// ProviderTransactionID and the created range.
-	ListDepositsPage(ctx context.Context, p PageParams) ([]*Deposit, error)
-	// ListWithdrawalsPage honours the filters of ListDepositsPage;
-	// ProviderTransactionID matches the provider reference.
-	ListWithdrawalsPage(ctx context.Context, p PageParams) ([]*Withdrawal, error)
-	// ListEventsPage honours Type, ResourceID and the created range.
-	ListEventsPage(ctx context.Context, p PageParams) ([]*Event, error)
-	// ListBalanceTransactions honours Account and the created range. The
-	// rows are written by CreateJournal: one per journal and balance
-	// account it moves, with the account's balance after it.
-	ListBalanceTransactions(ctx context.Context, p PageParams) ([]*BalanceTransaction, error)
-	// GetBalanceTransaction returns ErrNotFound unless id is a balance
-	// transaction of organizationID.
-	GetBalanceTransaction(ctx context.Context, organizationID, id string) (*BalanceTransaction, error)
 }
 
 // ListAuditParams filters ListAudit. An empty OrganizationID matches all.

@@ -183,15 +183,26 @@ func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID, paye
 		Channel: d.Channel, TransactionID: txID, PayerPhone: payerPhone, Status: AttemptProcessing,
 		NextRunAt: now, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := tx.CreateAttempt(ctx, a); errors.Is(err, ErrDuplicate) {
-		return nil, errTransactionIDTaken
-	} else if err != nil {
-		return nil, err
-	}
 	d.Status, d.VerificationState = StatusProcessing, VerificationProcessing
 	d.AttemptsUsed++
 	d.UpdatedAt = now
-	if err := tx.UpdateDeposit(ctx, d); err != nil {
+	// The two writes in one round trip where the store pipelines. A
+	// taken ID is then known only once both ran: its error ends the
+	// transaction, which rolls the deposit's update back with it.
+	write := func(tx Tx) error {
+		if err := tx.CreateAttempt(ctx, a); err != nil {
+			return err
+		}
+		return tx.UpdateDeposit(ctx, d)
+	}
+	if p, ok := tx.(Pipeliner); ok {
+		err = p.Pipeline(ctx, write)
+	} else {
+		err = write(tx)
+	}
+	if errors.Is(err, ErrDuplicate) {
+		return nil, errTransactionIDTaken
+	} else if err != nil {
 		return nil, err
 	}
 	return &Verification{Attempt: a, Deposit: d}, nil

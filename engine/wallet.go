@@ -206,13 +206,16 @@ func pickWallet(ctx context.Context, tx Tx, pools *lockedPools, orgID string, m 
 			if err != nil {
 				return nil, err
 			}
+			// With the deposits assigned to it in this transaction, which
+			// are written at its flush.
+			amounts = append(amounts, pools.pendingAmounts(w.ID)...)
 			if decimal.Sum(amount, amounts...).GreaterThan(w.DailyLimit.Decimal) {
 				continue
 			}
 		}
 		w.LastAssignedAt = &now
 		if pools != nil {
-			pools.assigned(key, w)
+			pools.assigned(key, w, amount)
 			return w, nil
 		}
 		if err := tx.UpdateWallet(ctx, w); err != nil {
@@ -232,11 +235,24 @@ func pickWallet(ctx context.Context, tx Tx, pools *lockedPools, orgID string, m 
 type lockedPools struct {
 	lists map[string][]*Wallet
 	dirty map[string]*Wallet // by ID
+	// amounts are those of the deposits assigned to each wallet (by ID)
+	// in the transaction, not yet written (see insertDeposit): a daily
+	// limit counts them.
+	amounts map[string][]decimal.Decimal
 }
 
 // newLockedPools returns the empty pools of a shared transaction.
 func newLockedPools() *lockedPools {
-	return &lockedPools{lists: map[string][]*Wallet{}, dirty: map[string]*Wallet{}}
+	return &lockedPools{lists: map[string][]*Wallet{}, dirty: map[string]*Wallet{}, amounts: map[string][]decimal.Decimal{}}
+}
+
+// pendingAmounts are the amounts assigned to the wallet walletID in the
+// transaction.
+func (p *lockedPools) pendingAmounts(walletID string) []decimal.Decimal {
+	if p == nil {
+		return nil
+	}
+	return p.amounts[walletID]
 }
 
 func (p *lockedPools) list(key string) ([]*Wallet, bool) {
@@ -255,8 +271,9 @@ func (p *lockedPools) keep(key string, ws []*Wallet) {
 
 // assigned records that w of the pool key was just assigned: the pool is
 // put back in rotation order, as ListWallets would list it now.
-func (p *lockedPools) assigned(key string, w *Wallet) {
+func (p *lockedPools) assigned(key string, w *Wallet, amount decimal.Decimal) {
 	p.dirty[w.ID] = w
+	p.amounts[w.ID] = append(p.amounts[w.ID], amount)
 	slices.SortStableFunc(p.lists[key], rotationOrder)
 }
 
@@ -270,6 +287,7 @@ func (p *lockedPools) flush(ctx context.Context, tx Tx) error {
 		}
 	}
 	clear(p.dirty)
+	clear(p.amounts)
 	return nil
 }
 

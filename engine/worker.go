@@ -22,6 +22,10 @@ const releaseTimeout = 5 * time.Second
 // it hands back the leases it still holds (ReleaseLeases), so another engine
 // takes that work at once instead of when the leases run out. Run one Run
 // per Engine.
+//
+// A host does not call Run: payd.App.Run does, the one way to start the
+// background work, with the provider's own background work and the ledger
+// checks beside it, which a Run called apart would miss.
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.releaseLeasesAtExit(ctx)
 	defer e.deliveries.wg.Wait()

@@ -28,8 +28,8 @@ type Inbox struct {
 // Waiting is one state of work waiting for an operator: how many items,
 // and how long ago the oldest of them was created (0 when none waits).
 type Waiting struct {
-	Items     int
-	OldestAge time.Duration
+	Items     int           // how many wait
+	OldestAge time.Duration // since the oldest was queued; 0 when none
 }
 
 // MaxDeviceLabels bounds the device series: devices past it, in label

@@ -14,7 +14,7 @@ type LedgerCheck struct {
 	Accounts, Differences int
 	// At is when the check completed; Took how long it ran.
 	At   time.Time
-	Took time.Duration
+	Took time.Duration // how long the check ran
 }
 
 var (

@@ -19,7 +19,7 @@ import (
 
 // Metrics holds payd's registry and its series.
 type Metrics struct {
-	Registry *prometheus.Registry
+	Registry *prometheus.Registry // payd's own registry, for a host's /metrics or its own collectors
 
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec

@@ -146,12 +146,14 @@ type SyncBuffer struct {
 	buf bytes.Buffer
 }
 
+// Write appends p, for the server's logger.
 func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
+// String is everything written so far, for the test to read.
 func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()

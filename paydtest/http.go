@@ -14,7 +14,7 @@ import (
 
 // Org is an organization with its credentials.
 type Org struct {
-	ID, KeyID, APIKey, Secret string
+	ID, KeyID, APIKey, Secret string // its ID, its API key's ID, the key, and the key's signing secret
 }
 
 // NewOrg creates an organization (named "Shop" unless s names it).
@@ -48,25 +48,28 @@ func (s *Server) AddWallet(org *Org, channel, operation, phone, name string) *en
 
 // Request is one HTTP call to the server.
 type Request struct {
-	Method, Path string // POST and /api/v1/deposits when empty
-	Body         string
-	APIKey       string // "" sends no Authorization header
-	Sign         bool   // add valid signature headers
-	Secret       string // signing secret; the org's when empty
-	Timestamp    string // overrides the signed timestamp header
-	Signature    string // overrides the signature header
-	Header       map[string]string
+	Method, Path string            // POST and /api/v1/deposits when empty
+	Body         string            // the exact bytes sent (and signed)
+	APIKey       string            // "" sends no Authorization header
+	Sign         bool              // add valid signature headers
+	Secret       string            // signing secret; the org's when empty
+	Timestamp    string            // overrides the signed timestamp header
+	Signature    string            // overrides the signature header
+	Header       map[string]string // more headers, set after the others
 }
 
 // Response is the server's answer, its body decoded when it is JSON.
 type Response struct {
-	Status int
-	Header http.Header
-	Body   []byte
-	JSON   map[string]any
+	Status int            // the HTTP status code
+	Header http.Header    // the answer's headers
+	Body   []byte         // the answer's body as sent
+	JSON   map[string]any // Body decoded, when it is a JSON object
 }
 
-func (r *Response) ErrorCode() string    { return Str(r.JSON, "error", "code") }
+// ErrorCode is the error envelope's error.code, or "".
+func (r *Response) ErrorCode() string { return Str(r.JSON, "error", "code") }
+
+// ErrorMessage is the error envelope's error.message, or "".
 func (r *Response) ErrorMessage() string { return Str(r.JSON, "error", "message") }
 
 // Str digs a string out of nested JSON objects.

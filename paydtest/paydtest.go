@@ -60,7 +60,7 @@ type Server struct {
 	// Sandbox or Inbox is the App's provider, as the options chose (the
 	// sandbox by default).
 	Sandbox *sandbox.Provider
-	Inbox   *smsinbox.Provider
+	Inbox   *smsinbox.Provider // the SMS inbox, when the options chose it
 
 	// store is the store the server opened; withProvider is the last
 	// option that chose the provider, which Rebuild and Restart run again

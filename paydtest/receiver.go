@@ -11,7 +11,7 @@ import (
 // Receiver is an httptest webhook endpoint at URL that records what it
 // gets and answers with the status its respond function picks.
 type Receiver struct {
-	URL     string
+	URL     string // where the server posts
 	srv     *httptest.Server
 	mu      sync.Mutex
 	got     []Received
@@ -20,8 +20,8 @@ type Receiver struct {
 
 // Received is one delivery a Receiver got.
 type Received struct {
-	Header http.Header
-	Body   []byte
+	Header http.Header // the post's headers (webhook-id, webhook-signature, ...)
+	Body   []byte      // the post's body, as signed
 }
 
 // NewReceiver starts a Receiver until the test ends. respond, given the

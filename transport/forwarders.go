@@ -12,7 +12,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 )
 
-// The payloads of off-the-shelf Android SMS forwarders (issue 19), each at
+// The payloads of off-the-shelf Android SMS forwarders, each at
 // a path of its own, so a body is never guessed at: docs/forwarders/ has
 // each app's setup. Each app's own members are read as its source builds
 // them; members payd does not use are ignored (an app's next version may

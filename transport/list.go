@@ -11,7 +11,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 )
 
-// The lists of issue 20, payd's extensions: GET /v1/deposits, /v1/withdraws,
+// The lists, payd's extensions for reconciliation: GET /v1/deposits, /v1/withdraws,
 // /v1/events, /v1/events/{id} and /v1/balance/transactions, newest first,
 // Stripe's way: {"data": [...], "has_more": bool}, limit (1-100, default
 // 10), starting_after / ending_before naming a row of the list. Each item is

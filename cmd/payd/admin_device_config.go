@@ -10,7 +10,7 @@ import (
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
-// The device flags of the off-the-shelf forwarders (issue 19): SIM slots,
+// The device flags of the off-the-shelf forwarders: SIM slots,
 // a device's own silence, a signing secret. docs/forwarders/ says which
 // app needs which.
 

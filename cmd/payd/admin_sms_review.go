@@ -13,7 +13,7 @@ import (
 	"github.com/payd-engine/payd/provider/smsinbox"
 )
 
-// The operator's review of the SMS inbox (issue 19): approve or reject a
+// The operator's review of the SMS inbox: approve or reject a
 // held message, paste one the phone missed, and the gaps a wallet's chain
 // was moved over. Each change is audited with --actor.
 

@@ -14,7 +14,9 @@ import (
 
 // The ledger-growth scenario: -seed-journals N writes N deposit credits
 // (two entries each) into the bench organization's ledger in bulk SQL,
-// then withdraw-create and balance-get are timed over it. Run it at two
+// then withdraw-create, balance-get and balance-transactions (the first
+// page of balance movements: one per journal, on both accounts) are timed
+// over it. Run it at two
 // sizes (5000 and 500000 journals: 10 thousand and 1 million entries) and
 // compare the p50s: balances must cost the same at any ledger size.
 
@@ -52,6 +54,10 @@ func seedJournalsSQLite(ctx context.Context, path, orgID, run string, n int) err
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'account_balances'`).Scan(&balanceRows); err != nil {
 		return err
 	}
+	var movements int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'balance_transactions'`).Scan(&movements); err != nil {
+		return err
+	}
 	now := time.Now().UnixMicro()
 	series := `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i < ?) `
 	for lo := 0; lo < n; lo += seedJournalBatch {
@@ -71,6 +77,18 @@ func seedJournalsSQLite(ctx context.Context, path, orgID, run string, n int) err
 				SELECT printf('jnl_seed%s_%09d', ?, i), 0, ?, 'external', ? FROM s
 				UNION ALL SELECT printf('jnl_seed%s_%09d', ?, i), 1, ?, 'available', ? FROM s`,
 				[]any{lo, hi, run, orgID, -seedAmountMinor, run, orgID, seedAmountMinor}},
+		}
+		if movements > 0 {
+			// One balance movement per journal, every other one on held,
+			// a microsecond apart: the movements list merges the two.
+			stmts = append(stmts, struct {
+				q    string
+				args []any
+			}{series + `INSERT INTO balance_transactions (id, organization_id, account, journal_id, kind, reference,
+					amount_minor, balance_after_minor, created_at)
+				SELECT printf('txn_seed%s_%09d', ?, i), ?, CASE i % 2 WHEN 0 THEN 'available' ELSE 'held' END,
+					printf('jnl_seed%s_%09d', ?, i), 'deposit_credit', printf('dep_seed%s_%09d', ?, i), ?, ?, ? + i FROM s`,
+				[]any{lo, hi, run, orgID, run, run, seedAmountMinor, seedAmountMinor, now}})
 		}
 		if balanceRows > 0 {
 			sum := int64(hi-lo+1) * seedAmountMinor
@@ -100,8 +118,8 @@ func seedJournalsPostgres(ctx context.Context, url, orgID, run string, n int) er
 		return err
 	}
 	defer conn.Close(ctx)
-	var balanceRows bool
-	if err := conn.QueryRow(ctx, `SELECT to_regclass('account_balances') IS NOT NULL`).Scan(&balanceRows); err != nil {
+	var balanceRows, movements bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('account_balances') IS NOT NULL, to_regclass('balance_transactions') IS NOT NULL`).Scan(&balanceRows, &movements); err != nil {
 		return err
 	}
 	for lo := 0; lo < n; lo += seedJournalBatch {
@@ -118,6 +136,16 @@ func seedJournalsPostgres(ctx context.Context, url, orgID, run string, n int) er
 				SELECT format('jnl_seed%s_%s', $3::text, lpad(i::text, 9, '0')), p, $4, CASE p WHEN 0 THEN 'external' ELSE 'available' END,
 					CASE p WHEN 0 THEN -$5::bigint ELSE $5::bigint END
 				FROM generate_series($1::bigint, $2::bigint) AS i, (VALUES (0), (1)) AS pos (p)`, lo, hi, run, orgID, seedAmountMinor)
+			if err == nil && movements {
+				// As for SQLite: one movement per journal, every other on held.
+				_, err = tx.Exec(ctx, `INSERT INTO balance_transactions (id, organization_id, account, journal_id, kind, reference,
+						amount_minor, balance_after_minor, created_at)
+					SELECT format('txn_seed%s_%s', $3::text, lpad(i::text, 9, '0')), $4, CASE i % 2 WHEN 0 THEN 'available' ELSE 'held' END,
+						format('jnl_seed%s_%s', $3::text, lpad(i::text, 9, '0')), 'deposit_credit',
+						format('dep_seed%s_%s', $3::text, lpad(i::text, 9, '0')), $5::bigint, $5::bigint,
+						now() + i * interval '1 microsecond'
+					FROM generate_series($1::bigint, $2::bigint) AS i`, lo, hi, run, orgID, seedAmountMinor)
+			}
 			if err != nil || !balanceRows {
 				return err
 			}
@@ -135,7 +163,11 @@ func seedJournalsPostgres(ctx context.Context, url, orgID, run string, n int) er
 	// Vacuumed and analyzed, as autovacuum leaves a ledger grown over a
 	// month, and so that autovacuum does not run on the new rows during the
 	// measurement.
-	_, err = conn.Exec(ctx, `VACUUM (ANALYZE) journals, ledger_entries`)
+	vacuum := `VACUUM (ANALYZE) journals, ledger_entries`
+	if movements {
+		vacuum += `, balance_transactions`
+	}
+	_, err = conn.Exec(ctx, vacuum)
 	return err
 }
 
@@ -164,8 +196,15 @@ var balanceGet = scenario{op: func(ctx context.Context, c *client, _, _ int) err
 	return c.call(ctx, "GET", "/v1/balance", nil, false, http.StatusOK, nil)
 }}
 
+// balanceTransactionsPage reads the first page of the organization's
+// balance movements, of both accounts (merged from the by-account index).
+var balanceTransactionsPage = scenario{op: func(ctx context.Context, c *client, _, _ int) error {
+	return c.call(ctx, "GET", "/v1/balance/transactions?limit=10", nil, true, http.StatusOK, nil)
+}}
+
 func init() {
 	scenarioByName["balance-get"] = balanceGet
+	scenarioByName["balance-transactions"] = balanceTransactionsPage
 	allScenarios = append(allScenarios, "balance-get")
 }
 

@@ -15,7 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The lists scenario (issue 20): -list-growth 10000,1000000 seeds, in bulk
+// The lists scenario, for the claim that a page costs the same at any
+// history: -list-growth 10000,1000000 seeds, in bulk
 // SQL, a database per count with that many deposits of its organization
 // and times GET /v1/deposits pages on each, in one run: the first page, a
 // page by status, a page deep in the history (starting_after a deposit

@@ -258,6 +258,7 @@ func run(ctx context.Context, o options) error {
 		if r, ok := results["verify"]; ok {
 			fmt.Fprintf(o.out, "%-44s %.0f deposits/s\n", "verify to succeeded", r.throughput())
 		}
+		printSameRunRatios(o.out, results)
 		return nil
 	}
 
@@ -292,7 +293,25 @@ func run(ctx context.Context, o options) error {
 	if r, ok := results["verify"]; ok {
 		fmt.Fprintf(o.out, "%-44s %.0f deposits/s\n", "verify to succeeded", r.throughput())
 	}
+	printSameRunRatios(o.out, results)
 	return nil
+}
+
+// printSameRunRatios prints the rates of the other money operations as
+// ratios to the signed H2H create of the same run.
+func printSameRunRatios(out io.Writer, results map[string]*result) {
+	create, ok := results["h2h-create"]
+	if !ok || create.throughput() <= 0 {
+		return
+	}
+	for _, r := range []struct{ label, name string }{
+		{"verify to succeeded / signed H2H create", "verify"},
+		{"withdrawal create / signed H2H create", "withdraw-create"},
+	} {
+		if res, ok := results[r.name]; ok {
+			fmt.Fprintf(out, "%-44s %.2fx\n", r.label, res.throughput()/create.throughput())
+		}
+	}
 }
 
 // measure runs sc with n clients for d; with rate > 0 the clients together

@@ -21,7 +21,7 @@ import (
 // directory, not where it was typed):
 //
 //	go test ./conformance/httpsuite/ -args -base-url http://127.0.0.1:8080/api \
-//	    -payd-binary /tmp/payd -db /path/to/payd.db -webhooks
+//	    -payd-binary ./payd -db /path/to/payd.db -webhooks
 var (
 	baseURL       = flag.String("base-url", "", "base URL of a deployment to check (API prefix included); empty: an in-process server")
 	paydBinary    = flag.String("payd-binary", "", "payd executable whose admin commands bootstrap the deployment (with -base-url)")

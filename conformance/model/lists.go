@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Lists (README, "Lists, events and exports"): an organization's deposits
+// Lists (docs/lists.md): an organization's deposits
 // and withdrawals newest first, only its own, filtered by status and
 // payment method. open: the documents say "newest first"; among items
 // created at the same microsecond the model orders by ID, descending (the

@@ -1,6 +1,6 @@
 // Package model is a deliberately small model of what payd promises: the
 // interface description (docs/spec/interface-v1.1.0.md), the contract that
-// completes it (docs/spec/contract.md) and the README's
+// completes it (docs/spec/contract.md) and docs/behaviour.md
 // "Behaviour worth knowing". It keeps organizations, deposits, verification
 // attempts, the payments a provider reports, withdrawals and each
 // organization's balance in plain maps and integers, and decides every
@@ -29,7 +29,7 @@ const (
 	// MaxAttempts is how many distinct transaction IDs a deposit accepts.
 	MaxAttempts = 3
 	// Grace is how long past a deposit's deadline a delayed attempt is
-	// retried before it fails (README: "until 15 minutes past the deadline"):
+	// retried before it fails (docs/behaviour.md: "until 15 minutes past the deadline"):
 	// an outage, a payment shown as pending. Not an unknown ID: see
 	// Model.NotFoundGrace.
 	Grace = 15 * time.Minute
@@ -286,7 +286,7 @@ type Model struct {
 	// unknown ID is a failed attempt (transaction_not_found) after which
 	// the payer may submit another; delayed is for a provider temporarily
 	// unavailable. Positive is one that may learn of a payment late (the
-	// SMS inbox, README "Verification"): the attempt is delayed and looked
+	// SMS inbox, docs/behaviour.md "Verification"): the attempt is delayed and looked
 	// up again until Submitted + NotFoundGrace (the last lookup exactly
 	// then), and fails if the payment is still not shown.
 	//
@@ -579,7 +579,7 @@ func (m *Model) queue(now time.Time, d *Deposit, txID, newAttemptID string) Subm
 			return SubmitResult{AttemptID: aid, Repeat: true}
 		}
 		// open: an ID owned by another deposit is transaction_id_used even
-		// when this deposit is terminal (README: refused at submission).
+		// when this deposit is terminal (docs/behaviour.md: refused at submission).
 		return SubmitResult{Code: CodeTransactionIDUsed}
 	}
 	// open: likewise for an ID that succeeded another organization's
@@ -589,12 +589,12 @@ func (m *Model) queue(now time.Time, d *Deposit, txID, newAttemptID string) Subm
 	}
 	switch {
 	case d.Status == Failed && d.Used >= MaxAttempts:
-		// README: "A fourth ID after three failed ones is attempt_limit_reached".
+		// docs/behaviour.md: "A fourth ID after three failed ones is attempt_limit_reached".
 		return SubmitResult{Code: CodeAttemptLimitReached}
 	case d.Terminal():
 		return SubmitResult{Code: CodeDepositTerminal}
 	case !now.Before(d.ExpiresAt):
-		// README: "a new ID ... after the deadline is deposit_terminal",
+		// docs/behaviour.md: "a new ID ... after the deadline is deposit_terminal",
 		// also while an attempt is still running.
 		return SubmitResult{Code: CodeDepositTerminal}
 	case d.Status == Processing:
@@ -612,7 +612,7 @@ func (m *Model) queue(now time.Time, d *Deposit, txID, newAttemptID string) Subm
 }
 
 // CancelCheckout is the payer cancelling a redirect action's checkout (the
-// hosted page the README describes; the interface has no such operation).
+// hosted page docs/checkout.md describes; the interface has no such operation).
 // open: a checkout whose payment is being verified is attempt_in_progress,
 // one past its deadline deposit_terminal.
 func (m *Model) CancelCheckout(now time.Time, depositID string) string {
@@ -634,7 +634,7 @@ func (m *Model) CancelCheckout(now time.Time, depositID string) string {
 // Pay records (or replaces) what the provider reports for a transaction ID.
 func (m *Model) Pay(p Payment) { m.Payments[p.TxID] = p }
 
-// judge is the contract's matching, in the README's order; the first
+// judge is the contract's matching, in docs/behaviour.md's order; the first
 // mismatch is the failure code. It answers Succeeded, Failed or Delayed.
 func (m *Model) judge(now time.Time, d *Deposit, txID string) (string, string) {
 	if now.Before(m.DownUntil) {
@@ -665,7 +665,7 @@ func (m *Model) judge(now time.Time, d *Deposit, txID string) (string, string) {
 	case p.Status == PaymentPending:
 		// open: the contract names delayed only for a provider that is
 		// unavailable. A payment shown as pending is modelled as the
-		// engine and the README treat it: retried like an outage, failing
+		// engine and docs/behaviour.md treat it: retried like an outage, failing
 		// with this code 15 minutes past the deadline (Grace).
 		return Delayed, FailNotCompleted
 	case p.Status != PaymentCompleted:
@@ -678,7 +678,7 @@ func (m *Model) judge(now time.Time, d *Deposit, txID string) (string, string) {
 	return Succeeded, ""
 }
 
-// backoff is the README's retry schedule of a delayed attempt: 5 s, 10 s,
+// backoff is the retry schedule of docs/behaviour.md of a delayed attempt: 5 s, 10 s,
 // 20 s, 40 s, then every minute.
 func backoff(tries int) time.Duration {
 	switch tries {
@@ -804,7 +804,7 @@ func (m *Model) CreateWithdrawal(now time.Time, r WithdrawalRequest, newID strin
 	}
 	org := m.Orgs[r.OrgID]
 	// open: forbidden and method_unavailable are answered before a reused
-	// merchant_id; the README fixes only "checked before the balance".
+	// merchant_id; docs/behaviour.md fixes only "checked before the balance".
 	switch {
 	case !org.Withdrawals:
 		return Result{Code: CodeForbidden}

@@ -16,37 +16,37 @@ import (
 func testCompatKeys(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1", "org_2")
 	k1 := &engine.CompatKey{OrganizationID: "org_1", Hash: []byte("hash-one-000000000000000000000000"), Sealed: []byte("sealed-1"), Hint: "abcd", CreatedAt: base}
-	create(t, s, engine.Tx.PutCompatKey, k1)
+	create(t, s, inConsole(engine.ConsoleTx.PutCompatKey), k1)
 	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.CompatKey, error) {
-		return tx.GetCompatKeyByHash(ctx, k1.Hash)
+		return tx.Console().GetCompatKeyByHash(ctx, k1.Hash)
 	})
 	assertEqual(t, got, k1)
-	wantDuplicate(t, "another organization's hash", try(s, engine.Tx.PutCompatKey,
+	wantDuplicate(t, "another organization's hash", try(s, inConsole(engine.ConsoleTx.PutCompatKey),
 		&engine.CompatKey{OrganizationID: "org_2", Hash: k1.Hash, Sealed: []byte("x"), Hint: "abcd", CreatedAt: base}))
 
 	k2 := &engine.CompatKey{OrganizationID: "org_1", Hash: []byte("hash-two-000000000000000000000000"), Sealed: []byte("sealed-2"), Hint: "efgh", CreatedAt: base.Add(time.Minute)}
-	create(t, s, engine.Tx.PutCompatKey, k2)
+	create(t, s, inConsole(engine.ConsoleTx.PutCompatKey), k2)
 	read(t, s, func(ctx context.Context, tx engine.Tx) error {
-		_, err := tx.GetCompatKeyByHash(ctx, k1.Hash)
+		_, err := tx.Console().GetCompatKeyByHash(ctx, k1.Hash)
 		wantNotFound(t, "a replaced key", err)
-		got, err := tx.GetCompatKeyByHash(ctx, k2.Hash)
+		got, err := tx.Console().GetCompatKeyByHash(ctx, k2.Hash)
 		if err != nil {
 			return err
 		}
 		assertEqual(t, got, k2)
-		got, err = tx.GetCompatKey(ctx, "org_1")
+		got, err = tx.Console().GetCompatKey(ctx, "org_1")
 		if err == nil {
 			assertEqual(t, got, k2)
 		}
 		return err
 	})
-	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.DeleteCompatKey(ctx, "org_1") })
+	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.Console().DeleteCompatKey(ctx, "org_1") })
 	read(t, s, func(ctx context.Context, tx engine.Tx) error {
-		_, err := tx.GetCompatKeyByHash(ctx, k2.Hash)
+		_, err := tx.Console().GetCompatKeyByHash(ctx, k2.Hash)
 		wantNotFound(t, "a deleted key", err)
 		return nil
 	})
-	err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error { return tx.DeleteCompatKey(ctx, "org_1") })
+	err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error { return tx.Console().DeleteCompatKey(ctx, "org_1") })
 	wantNotFound(t, "deleting no key", err)
 }
 
@@ -55,19 +55,19 @@ func testCompatKeys(t *testing.T, s Store) {
 func testCompatInvoices(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1", "org_2")
 	l := &engine.PaymentLink{ID: "plink_1", OrganizationID: "org_1", Amount: dec("10.50"), Token: "tok_1", CreatedBy: "compat", CreatedAt: base, UpdatedAt: base}
-	create(t, s, engine.Tx.CreatePaymentLink, l)
+	create(t, s, inConsole(engine.ConsoleTx.CreatePaymentLink), l)
 	inv := &engine.CompatInvoice{LinkID: "plink_1", OrganizationID: "org_1", FullName: "রহিম ☃", Email: "a@example.com",
 		Metadata: []byte(`{"order_id":"42"}`), RedirectURL: "https://shop.example/ok?x=1", ReturnType: engine.CompatReturnPOST,
 		CancelURL: "https://shop.example/cancel", WebhookURL: "https://shop.example/ipn", CreatedAt: base}
-	create(t, s, engine.Tx.CreateCompatInvoice, inv)
-	wantDuplicate(t, "a second invoice of a link", try(s, engine.Tx.CreateCompatInvoice, inv))
+	create(t, s, inConsole(engine.ConsoleTx.CreateCompatInvoice), inv)
+	wantDuplicate(t, "a second invoice of a link", try(s, inConsole(engine.ConsoleTx.CreateCompatInvoice), inv))
 	read(t, s, func(ctx context.Context, tx engine.Tx) error {
-		got, err := tx.GetCompatInvoice(ctx, "org_1", "plink_1")
+		got, err := tx.Console().GetCompatInvoice(ctx, "org_1", "plink_1")
 		if err != nil {
 			return err
 		}
 		assertEqual(t, got, inv)
-		_, err = tx.GetCompatInvoice(ctx, "org_2", "plink_1")
+		_, err = tx.Console().GetCompatInvoice(ctx, "org_2", "plink_1")
 		wantNotFound(t, "another organization's invoice", err)
 		return nil
 	})
@@ -81,20 +81,20 @@ func testCompatIPNs(t *testing.T, s Store) {
 	var ipns []*engine.CompatIPN
 	for i, due := range []time.Duration{2 * time.Second, time.Second, time.Hour, 0} {
 		id := fmt.Sprintf("plink_%d", i+1)
-		create(t, s, engine.Tx.CreatePaymentLink, &engine.PaymentLink{ID: id, OrganizationID: "org_1", Amount: dec("100"), Token: "tok_" + id, CreatedAt: base, UpdatedAt: base})
-		create(t, s, engine.Tx.CreateCompatInvoice, &engine.CompatInvoice{LinkID: id, OrganizationID: "org_1", Metadata: []byte("{}"),
+		create(t, s, inConsole(engine.ConsoleTx.CreatePaymentLink), &engine.PaymentLink{ID: id, OrganizationID: "org_1", Amount: dec("100"), Token: "tok_" + id, CreatedAt: base, UpdatedAt: base})
+		create(t, s, inConsole(engine.ConsoleTx.CreateCompatInvoice), &engine.CompatInvoice{LinkID: id, OrganizationID: "org_1", Metadata: []byte("{}"),
 			RedirectURL: "https://s.example/", ReturnType: "GET", CancelURL: "https://s.example/", WebhookURL: "https://s.example/ipn", CreatedAt: base})
 		ipns = append(ipns, &engine.CompatIPN{LinkID: id, OrganizationID: "org_1", Status: engine.DeliveryPending,
 			NextAttemptAt: base.Add(due), LeasedUntil: epoch, CreatedAt: base, UpdatedAt: base})
 	}
 	ipns[3].Status = engine.DeliveryDelivered
-	create(t, s, engine.Tx.CreateCompatIPN, ipns...)
-	wantDuplicate(t, "a second IPN of an invoice", try(s, engine.Tx.CreateCompatIPN, ipns[0]))
+	create(t, s, inConsole(engine.ConsoleTx.CreateCompatIPN), ipns...)
+	wantDuplicate(t, "a second IPN of an invoice", try(s, inConsole(engine.ConsoleTx.CreateCompatIPN), ipns[0]))
 	now := base.Add(time.Minute)
 	claim := func(owner string) []*engine.CompatIPN {
 		var out []*engine.CompatIPN
 		write(t, s, func(ctx context.Context, tx engine.Tx) (err error) {
-			out, err = tx.ClaimDueCompatIPNs(ctx, engine.ClaimParams{Now: now, Owner: owner, LeasedUntil: now.Add(time.Minute), Limit: 10})
+			out, err = tx.Console().ClaimDueCompatIPNs(ctx, engine.ClaimParams{Now: now, Owner: owner, LeasedUntil: now.Add(time.Minute), Limit: 10})
 			return err
 		})
 		return out
@@ -108,12 +108,12 @@ func testCompatIPNs(t *testing.T, s Store) {
 	}
 	p := got[0]
 	p.Status, p.Attempts, p.LastStatusCode, p.LastError, p.LeaseOwner, p.LeasedUntil, p.UpdatedAt = engine.DeliveryDelivered, 1, 200, "", "", epoch, now
-	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateCompatIPN(ctx, p) })
+	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.Console().UpdateCompatIPN(ctx, p) })
 	wantLocked(t, s, p, func(ctx context.Context, tx engine.Tx) (*engine.CompatIPN, error) {
-		return tx.LockCompatIPN(ctx, p.LinkID)
+		return tx.Console().LockCompatIPN(ctx, p.LinkID)
 	})
 	read(t, s, func(ctx context.Context, tx engine.Tx) error {
-		_, err := tx.GetCompatIPN(ctx, "plink_9")
+		_, err := tx.Console().GetCompatIPN(ctx, "plink_9")
 		wantNotFound(t, "no IPN", err)
 		return nil
 	})
@@ -128,14 +128,14 @@ func testCompatIPNClaimsConcurrent(t *testing.T, s Store) {
 	write(t, s, func(ctx context.Context, tx engine.Tx) error {
 		for i := range n {
 			id := fmt.Sprintf("plink_%02d", i)
-			if err := tx.CreatePaymentLink(ctx, &engine.PaymentLink{ID: id, OrganizationID: "org_1", Amount: dec("100"), Token: "tok_" + id, CreatedAt: base, UpdatedAt: base}); err != nil {
+			if err := tx.Console().CreatePaymentLink(ctx, &engine.PaymentLink{ID: id, OrganizationID: "org_1", Amount: dec("100"), Token: "tok_" + id, CreatedAt: base, UpdatedAt: base}); err != nil {
 				return err
 			}
-			if err := tx.CreateCompatInvoice(ctx, &engine.CompatInvoice{LinkID: id, OrganizationID: "org_1", Metadata: []byte("{}"),
+			if err := tx.Console().CreateCompatInvoice(ctx, &engine.CompatInvoice{LinkID: id, OrganizationID: "org_1", Metadata: []byte("{}"),
 				RedirectURL: "https://s.example/", ReturnType: "GET", CancelURL: "https://s.example/", WebhookURL: "https://s.example/ipn", CreatedAt: base}); err != nil {
 				return err
 			}
-			if err := tx.CreateCompatIPN(ctx, &engine.CompatIPN{LinkID: id, OrganizationID: "org_1", Status: engine.DeliveryPending,
+			if err := tx.Console().CreateCompatIPN(ctx, &engine.CompatIPN{LinkID: id, OrganizationID: "org_1", Status: engine.DeliveryPending,
 				NextAttemptAt: base, LeasedUntil: epoch, CreatedAt: base, UpdatedAt: base}); err != nil {
 				return err
 			}
@@ -153,7 +153,7 @@ func testCompatIPNClaimsConcurrent(t *testing.T, s Store) {
 			for {
 				var got []*engine.CompatIPN
 				err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) (err error) {
-					got, err = tx.ClaimDueCompatIPNs(ctx, engine.ClaimParams{Now: now, Owner: fmt.Sprint("w", w), LeasedUntil: now.Add(time.Minute), Limit: 3})
+					got, err = tx.Console().ClaimDueCompatIPNs(ctx, engine.ClaimParams{Now: now, Owner: fmt.Sprint("w", w), LeasedUntil: now.Add(time.Minute), Limit: 3})
 					return err
 				})
 				if err != nil {

@@ -21,29 +21,29 @@ func newOperator(id, email, orgID string) *engine.Operator {
 func testOperatorRoundTrip(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1")
 	a, b := newOperator("op_1", "a@example.com", "org_1"), newOperator("op_2", "b@example.com", "")
-	create(t, s, engine.Tx.CreateOperator, a, b)
-	wantDuplicate(t, "same email", try(s, engine.Tx.CreateOperator, newOperator("op_3", "a@example.com", "")))
-	wantDuplicate(t, "same setup token", try(s, engine.Tx.CreateOperator, &engine.Operator{
+	create(t, s, inConsole(engine.ConsoleTx.CreateOperator), a, b)
+	wantDuplicate(t, "same email", try(s, inConsole(engine.ConsoleTx.CreateOperator), newOperator("op_3", "a@example.com", "")))
+	wantDuplicate(t, "same setup token", try(s, inConsole(engine.ConsoleTx.CreateOperator), &engine.Operator{
 		ID: "op_4", Email: "c@example.com", Role: engine.RoleViewer, SetupTokenHash: a.SetupTokenHash, CreatedAt: base, UpdatedAt: base}))
 	read(t, s, func(ctx context.Context, tx engine.Tx) error {
-		got, err := tx.GetOperator(ctx, "op_1")
+		got, err := tx.Console().GetOperator(ctx, "op_1")
 		if err != nil {
 			return err
 		}
 		assertEqual(t, got, a)
-		if got, err = tx.GetOperatorByEmail(ctx, "b@example.com"); err != nil {
+		if got, err = tx.Console().GetOperatorByEmail(ctx, "b@example.com"); err != nil {
 			return err
 		}
 		assertEqual(t, got, b)
-		if got, err = tx.GetOperatorBySetupTokenHash(ctx, []byte("setup:op_1")); err != nil {
+		if got, err = tx.Console().GetOperatorBySetupTokenHash(ctx, []byte("setup:op_1")); err != nil {
 			return err
 		}
 		assertEqual(t, got, a)
-		org, err := tx.ListOperators(ctx, "org_1")
+		org, err := tx.Console().ListOperators(ctx, "org_1")
 		if err != nil {
 			return err
 		}
-		all, err := tx.ListOperators(ctx, "")
+		all, err := tx.Console().ListOperators(ctx, "")
 		if ids := joinIDs(org, opID) + " | " + joinIDs(all, opID); ids != "1 | 1,2" {
 			t.Errorf("ListOperators = %s", ids)
 		}
@@ -57,41 +57,48 @@ func testOperatorRoundTrip(t *testing.T, s Store) {
 	a.LockedUntil, a.DisabledAt, a.UpdatedAt = base.Add(time.Minute), &disabled, base.Add(time.Second)
 	b.SetupTokenHash, b.SetupExpiresAt = nil, time.Time{}
 	write(t, s, func(ctx context.Context, tx engine.Tx) error {
-		if err := tx.UpdateOperator(ctx, a); err != nil {
+		if err := tx.Console().UpdateOperator(ctx, a); err != nil {
 			return err
 		}
-		return tx.UpdateOperator(ctx, b)
+		return tx.Console().UpdateOperator(ctx, b)
 	})
-	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Operator, error) { return tx.GetOperator(ctx, "op_1") })
+	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Operator, error) {
+		return tx.Console().GetOperator(ctx, "op_1")
+	})
 	assertEqual(t, got, a)
-	wantLocked(t, s, a, func(ctx context.Context, tx engine.Tx) (*engine.Operator, error) { return tx.LockOperator(ctx, "op_1") })
+	wantLocked(t, s, a, func(ctx context.Context, tx engine.Tx) (*engine.Operator, error) {
+		return tx.Console().LockOperator(ctx, "op_1")
+	})
 	wantAllNotFound(t, s, calls{
-		"GetOperator": func(ctx context.Context, tx engine.Tx) error { _, err := tx.GetOperator(ctx, "op_9"); return err },
+		"GetOperator": func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.Console().GetOperator(ctx, "op_9")
+			return err
+		},
 		"GetOperatorByEmail": func(ctx context.Context, tx engine.Tx) error {
-			_, err := tx.GetOperatorByEmail(ctx, "x@example.com")
+			_, err := tx.Console().GetOperatorByEmail(ctx, "x@example.com")
 			return err
 		},
 		"GetOperatorBySetupTokenHash": func(ctx context.Context, tx engine.Tx) error {
-			_, err := tx.GetOperatorBySetupTokenHash(ctx, []byte("setup:op_1"))
+			_, err := tx.Console().GetOperatorBySetupTokenHash(ctx, []byte("setup:op_1"))
 			return err
 		},
 		"GetOperatorSessionByHash": func(ctx context.Context, tx engine.Tx) error {
-			_, err := tx.GetOperatorSessionByHash(ctx, []byte("x"))
+			_, err := tx.Console().GetOperatorSessionByHash(ctx, []byte("x"))
 			return err
 		},
 		"GetPaymentLinkByToken": func(ctx context.Context, tx engine.Tx) error {
-			_, err := tx.GetPaymentLinkByToken(ctx, "x")
+			_, err := tx.Console().GetPaymentLinkByToken(ctx, "x")
 			return err
 		},
 	}, calls{
 		"UpdateOperator": func(ctx context.Context, tx engine.Tx) error {
-			return tx.UpdateOperator(ctx, newOperator("op_9", "z@example.com", ""))
+			return tx.Console().UpdateOperator(ctx, newOperator("op_9", "z@example.com", ""))
 		},
 		"UpdateOperatorSession": func(ctx context.Context, tx engine.Tx) error {
-			return tx.UpdateOperatorSession(ctx, &engine.OperatorSession{ID: "ses_9"})
+			return tx.Console().UpdateOperatorSession(ctx, &engine.OperatorSession{ID: "ses_9"})
 		},
 		"UpdatePaymentLink": func(ctx context.Context, tx engine.Tx) error {
-			return tx.UpdatePaymentLink(ctx, &engine.PaymentLink{ID: "plink_9"})
+			return tx.Console().UpdatePaymentLink(ctx, &engine.PaymentLink{ID: "plink_9"})
 		},
 	})
 }
@@ -99,31 +106,31 @@ func testOperatorRoundTrip(t *testing.T, s Store) {
 func opID(o *engine.Operator) string { return o.ID }
 
 func testOperatorSessions(t *testing.T, s Store) {
-	create(t, s, engine.Tx.CreateOperator, newOperator("op_1", "a@example.com", ""), newOperator("op_2", "b@example.com", ""))
+	create(t, s, inConsole(engine.ConsoleTx.CreateOperator), newOperator("op_1", "a@example.com", ""), newOperator("op_2", "b@example.com", ""))
 	newSession := func(id, op string) *engine.OperatorSession {
 		return &engine.OperatorSession{ID: id, TokenHash: []byte("hash:" + id), OperatorID: op,
 			CreatedAt: base, LastSeenAt: base, ExpiresAt: base.Add(12 * time.Hour)}
 	}
 	s1, s2, s3 := newSession("ses_1", "op_1"), newSession("ses_2", "op_1"), newSession("ses_3", "op_2")
-	create(t, s, engine.Tx.CreateOperatorSession, s1, s2, s3)
-	wantDuplicate(t, "same token hash", try(s, engine.Tx.CreateOperatorSession, &engine.OperatorSession{
+	create(t, s, inConsole(engine.ConsoleTx.CreateOperatorSession), s1, s2, s3)
+	wantDuplicate(t, "same token hash", try(s, inConsole(engine.ConsoleTx.CreateOperatorSession), &engine.OperatorSession{
 		ID: "ses_4", TokenHash: s1.TokenHash, OperatorID: "op_2", CreatedAt: base, LastSeenAt: base, ExpiresAt: base}))
 	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.OperatorSession, error) {
-		return tx.GetOperatorSessionByHash(ctx, []byte("hash:ses_1"))
+		return tx.Console().GetOperatorSessionByHash(ctx, []byte("hash:ses_1"))
 	})
 	assertEqual(t, got, s1)
 	s1.LastSeenAt = base.Add(time.Minute)
 	at := base.Add(2 * time.Minute)
 	write(t, s, func(ctx context.Context, tx engine.Tx) error {
-		if err := tx.UpdateOperatorSession(ctx, s1); err != nil {
+		if err := tx.Console().UpdateOperatorSession(ctx, s1); err != nil {
 			return err
 		}
-		return tx.RevokeOperatorSessions(ctx, "op_1", at)
+		return tx.Console().RevokeOperatorSessions(ctx, "op_1", at)
 	})
 	s1.RevokedAt, s2.RevokedAt = &at, &at
 	for _, want := range []*engine.OperatorSession{s1, s2, s3} {
 		got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.OperatorSession, error) {
-			return tx.GetOperatorSessionByHash(ctx, want.TokenHash)
+			return tx.Console().GetOperatorSessionByHash(ctx, want.TokenHash)
 		})
 		assertEqual(t, got, want)
 	}
@@ -136,35 +143,35 @@ func testPaymentLinks(t *testing.T, s Store) {
 			Token: "tok_" + id, CreatedBy: "a@example.com", CreatedAt: at, UpdatedAt: at}
 	}
 	l1, l2, l3 := newLink("plink_1", "org_1", base), newLink("plink_2", "org_1", base.Add(time.Second)), newLink("plink_3", "org_2", base)
-	create(t, s, engine.Tx.CreatePaymentLink, l1, l2, l3)
-	wantDuplicate(t, "same token", try(s, engine.Tx.CreatePaymentLink, &engine.PaymentLink{
+	create(t, s, inConsole(engine.ConsoleTx.CreatePaymentLink), l1, l2, l3)
+	wantDuplicate(t, "same token", try(s, inConsole(engine.ConsoleTx.CreatePaymentLink), &engine.PaymentLink{
 		ID: "plink_4", OrganizationID: "org_1", Amount: dec("1"), Token: l1.Token, CreatedAt: base, UpdatedAt: base}))
 	read(t, s, func(ctx context.Context, tx engine.Tx) error {
-		got, err := tx.GetPaymentLinkByToken(ctx, "tok_plink_1")
+		got, err := tx.Console().GetPaymentLinkByToken(ctx, "tok_plink_1")
 		if err != nil {
 			return err
 		}
 		assertEqual(t, got, l1)
-		_, err = tx.GetPaymentLink(ctx, "org_2", "plink_1")
+		_, err = tx.Console().GetPaymentLink(ctx, "org_2", "plink_1")
 		wantNotFound(t, "another organization's link", err)
-		ls, err := tx.ListPaymentLinks(ctx, "org_1", 10)
+		ls, err := tx.Console().ListPaymentLinks(ctx, "org_1", 10)
 		if ids := joinIDs(ls, func(l *engine.PaymentLink) string { return l.ID }); ids != "2,1" {
 			t.Errorf("ListPaymentLinks = %s, want newest first", ids)
 		}
 		return err
 	})
 	l1.DepositID, l1.Deposits, l1.PaidDepositID, l1.UpdatedAt = "dep_1", 1, "dep_0", base.Add(time.Minute)
-	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdatePaymentLink(ctx, l1) })
+	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.Console().UpdatePaymentLink(ctx, l1) })
 	got := get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
-		return tx.GetPaymentLink(ctx, "org_1", "plink_1")
+		return tx.Console().GetPaymentLink(ctx, "org_1", "plink_1")
 	})
 	assertEqual(t, got, l1)
 	wantLocked(t, s, l1, func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
-		return tx.LockPaymentLink(ctx, "org_1", "plink_1")
+		return tx.Console().LockPaymentLink(ctx, "org_1", "plink_1")
 	})
 	wantAllNotFound(t, s, nil, calls{
 		"LockPaymentLink of another organization": func(ctx context.Context, tx engine.Tx) error {
-			_, err := tx.LockPaymentLink(ctx, "org_2", "plink_1")
+			_, err := tx.Console().LockPaymentLink(ctx, "org_2", "plink_1")
 			return err
 		},
 	})
@@ -174,16 +181,16 @@ func testPaymentLinks(t *testing.T, s Store) {
 // one more in deposits.
 func testLockPaymentLinkSerializes(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1")
-	create(t, s, engine.Tx.CreatePaymentLink, &engine.PaymentLink{ID: "plink_1", OrganizationID: "org_1", Amount: dec("800"),
+	create(t, s, inConsole(engine.ConsoleTx.CreatePaymentLink), &engine.PaymentLink{ID: "plink_1", OrganizationID: "org_1", Amount: dec("800"),
 		Token: "tok_1", CreatedAt: base, UpdatedAt: base})
 	lockSerializes(t, s, 20, counter[*engine.PaymentLink]{
 		lock: func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
-			return tx.LockPaymentLink(ctx, "org_1", "plink_1")
+			return tx.Console().LockPaymentLink(ctx, "org_1", "plink_1")
 		},
 		get: func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
-			return tx.GetPaymentLink(ctx, "org_1", "plink_1")
+			return tx.Console().GetPaymentLink(ctx, "org_1", "plink_1")
 		},
-		update: engine.Tx.UpdatePaymentLink,
+		update: inConsole(engine.ConsoleTx.UpdatePaymentLink),
 		count:  func(l *engine.PaymentLink) int { return l.Deposits },
 		inc:    func(l *engine.PaymentLink) { l.Deposits++ },
 	})

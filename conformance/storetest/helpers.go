@@ -62,6 +62,12 @@ func create[T any](t *testing.T, s Store, insert func(engine.Tx, context.Context
 	})
 }
 
+// inConsole turns a method expression of ConsoleTx (such as
+// engine.ConsoleTx.CreateOperator) into one of Tx, for create and try.
+func inConsole[T any](insert func(engine.ConsoleTx, context.Context, T) error) func(engine.Tx, context.Context, T) error {
+	return func(tx engine.Tx, ctx context.Context, row T) error { return insert(tx.Console(), ctx, row) }
+}
+
 // try inserts row in a transaction of its own and returns the error.
 func try[T any](s Store, insert func(engine.Tx, context.Context, T) error, row T) error {
 	return s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error { return insert(tx, ctx, row) })

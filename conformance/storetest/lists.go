@@ -12,7 +12,9 @@ import (
 	"github.com/payd-engine/payd/engine"
 )
 
-// The lists of issue 20: keyset pages, newest first, one organization's.
+// The lists: keyset pages, newest first, one organization's, so that a
+// page costs the same at any history and another organization's rows never
+// show.
 
 // pager reads one page of a list.
 type pager[T any] func(tx engine.Tx, ctx context.Context, p engine.PageParams) ([]T, error)

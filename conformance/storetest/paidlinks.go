@@ -10,10 +10,10 @@ import (
 	"github.com/payd-engine/payd/engine"
 )
 
-// SeedPaidLinks writes links and checkouts of every kind, for an
+// seedPaidLinks writes links and checkouts of every kind, for an
 // adapter's test of migration 0021, and returns the paid deposit each link
 // must have ("" for none).
-func SeedPaidLinks(t *testing.T, s engine.Store) map[string]string {
+func seedPaidLinks(t *testing.T, s engine.Store) map[string]string {
 	t.Helper()
 	base := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
 	want := map[string]string{}
@@ -64,7 +64,7 @@ func SeedPaidLinks(t *testing.T, s engine.Store) map[string]string {
 				}
 				l.DepositID = id
 			}
-			if err := tx.CreatePaymentLink(ctx, l); err != nil {
+			if err := tx.Console().CreatePaymentLink(ctx, l); err != nil {
 				return err
 			}
 		}
@@ -76,13 +76,13 @@ func SeedPaidLinks(t *testing.T, s engine.Store) map[string]string {
 	return want
 }
 
-// CheckPaidLinks checks that every link SeedPaidLinks wrote is paid by the
+// checkPaidLinks checks that every link seedPaidLinks wrote is paid by the
 // deposit it returned.
-func CheckPaidLinks(t *testing.T, s engine.Store, want map[string]string) {
+func checkPaidLinks(t *testing.T, s engine.Store, want map[string]string) {
 	t.Helper()
 	err := s.ReadTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
 		for _, org := range []string{"org_1", "org_2"} {
-			ls, err := tx.ListPaymentLinks(ctx, org, 10)
+			ls, err := tx.Console().ListPaymentLinks(ctx, org, 10)
 			if err != nil {
 				return err
 			}

@@ -94,7 +94,7 @@ func run(ctx context.Context, addr, dbPath string, logger *slog.Logger) error {
 // organization the shop is in payd.
 type shop struct {
 	store     *sqlite.Store
-	db        *sql.DB // the shop's own table, in the same file
+	db        *sql.DB // the shop's own handle: its table, and payd's store built on it
 	app       *payd.App
 	engine    *engine.Engine
 	orgID     string
@@ -113,8 +113,21 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 	if err != nil {
 		return nil, err
 	}
-	store, err := sqlite.Open(ctx, dbPath, sandbox.Migrations()) // runs payd's migrations and the sandbox's
+	// One file, two owners: the shop's own handle, on which payd's store is
+	// built; the shop migrates payd's tables (and the sandbox's) when it
+	// starts, as it does its own.
+	db, err := openOrders(ctx, dbPath)
 	if err != nil {
+		return nil, err
+	}
+	store, err := sqlite.New(db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := store.Migrate(ctx, sandbox.Migrations()); err != nil {
+		store.Close()
+		db.Close()
 		return nil, err
 	}
 	// payd wired as the reference server wires it: the sandbox provider
@@ -123,6 +136,7 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 	sb, err := sandbox.New(sandbox.Config{})
 	if err != nil {
 		store.Close()
+		db.Close()
 		return nil, err
 	}
 	app, err := payd.New(payd.Config{
@@ -131,13 +145,10 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 	})
 	if err != nil {
 		store.Close()
+		db.Close()
 		return nil, err
 	}
-	s := &shop{store: store, app: app, engine: app.Engine, publicURL: publicURL, logger: logger}
-	if s.db, err = openOrders(ctx, dbPath); err != nil {
-		store.Close()
-		return nil, err
-	}
+	s := &shop{store: store, db: db, app: app, engine: app.Engine, publicURL: publicURL, logger: logger}
 	if s.orgID, err = s.bootstrap(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -145,10 +156,12 @@ func openShop(ctx context.Context, dbPath, publicURL string, logger *slog.Logger
 	return s, nil
 }
 
-func (s *shop) Close() error { return errors.Join(s.db.Close(), s.store.Close()) }
+// Close closes payd's store (its own connections), then the shop's handle.
+func (s *shop) Close() error { return errors.Join(s.store.Close(), s.db.Close()) }
 
-// openOrders opens the shop's own connection to the file (storage/sqlite
-// registers the "sqlite" driver) and creates its orders table.
+// openOrders opens the shop's own handle on the file (storage/sqlite
+// registers modernc.org/sqlite's "sqlite" driver) and creates its orders
+// table; payd's store is built on the same handle.
 func openOrders(ctx context.Context, dbPath string) (*sql.DB, error) {
 	db, err := sql.Open("sqlite", "file:"+dbPath+"?_pragma=busy_timeout(10000)&_pragma=synchronous(FULL)")
 	if err != nil {

@@ -170,6 +170,28 @@ func (p *Provider) RequireLiveWallets() bool {
 	return ok && r.RequireLiveWallets()
 }
 
+// WalletsProven: a connected organization's bkash merchant (make_payment)
+// wallets are proven by bKash's transaction search, in the deposit's
+// transaction, so they need no device forwarding SMS (a fallback that
+// requires one, RequireLiveWallets, still does for all others).
+func (p *Provider) WalletsProven(ctx context.Context, tx engine.Tx, orgID string, m engine.Method) (bool, error) {
+	if m.Channel != engine.ChannelBkash || m.Operation != engine.OperationMakePayment {
+		return false, nil
+	}
+	st, ok := tx.(engine.SQLTx)
+	if !ok {
+		return false, nil
+	}
+	found := false
+	err := st.QuerySQL(ctx, `SELECT organization_id FROM bkash_accounts WHERE organization_id = $1`, []any{orgID},
+		func(scan func(...any) error) error {
+			var id string
+			found = true
+			return scan(&id)
+		})
+	return found, err
+}
+
 // Credentials are what bKash issues a merchant for its API.
 type Credentials struct {
 	AppKey, AppSecret, Username, Password string

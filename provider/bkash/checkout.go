@@ -152,7 +152,7 @@ func (p *Provider) settle(ctx context.Context, pay *Payment, hint string) error 
 				}
 				p.logFault(ctx, "execute payment", pay.OrganizationID, err)
 				var refused *apiError
-				if errors.As(err, &refused) && refused.Code != codeAlreadyCompleted {
+				if errors.As(err, &refused) && refused.Code != codeAlreadyCompleted && refused.Code != codeAlreadyExecuted {
 					// bKash answered that it did not execute (a payer who has
 					// not approved: a forged success): the payment may be
 					// executed when its payer does.

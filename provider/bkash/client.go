@@ -2,6 +2,7 @@ package bkash
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,10 +22,13 @@ import (
 
 const codeOK = "0000"
 
-// Status codes the provider acts on.
+// Status codes the provider acts on (bKash's error tables; the provider's
+// documentation page lists them with what payd does). Any other code is
+// bKash refusing: retried where retrying is safe, a failure where not.
 const (
-	codeAlreadyCompleted = "2062" // execute of a payment already executed
-	codeNotFound         = "2127" // search or status of an unknown ID
+	codeAlreadyCompleted = "2062" // execute: "The payment has already been completed"
+	codeAlreadyExecuted  = "2117" // execute: "The payment execution has already been completed"
+	codeTrxNotFound      = "2033" // "Transaction not found": search of a trxID bKash does not have
 )
 
 // apiError is a bKash answer with a statusCode other than "0000". Its text
@@ -70,6 +74,12 @@ type client struct {
 
 // call posts body to url and decodes a "0000" answer into out.
 func (c *client) call(ctx context.Context, url string, headers map[string]string, body, out any) error {
+	return c.do(ctx, url, headers, body, out, false)
+}
+
+// do is call; v2 is the refund operations' envelope, whose answers carry
+// no statusCode: an answer is an error when it names an error code.
+func (c *client) do(ctx context.Context, url string, headers map[string]string, body, out any, v2 bool) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
@@ -100,19 +110,22 @@ func (c *client) call(ctx context.Context, url string, headers map[string]string
 		return &unreachable{reason: fmt.Sprintf("HTTP %d", resp.StatusCode)}
 	}
 	var head struct {
-		StatusCode    string `json:"statusCode"`
-		StatusMessage string `json:"statusMessage"`
-		ErrorCode     string `json:"errorCode"`
-		ErrorMessage  string `json:"errorMessage"`
+		StatusCode     string `json:"statusCode"`
+		StatusMessage  string `json:"statusMessage"`
+		ErrorCode      string `json:"errorCode"`
+		ErrorMessage   string `json:"errorMessage"`
+		ExternalCode   string `json:"externalCode"`
+		ErrorMessageEn string `json:"errorMessageEn"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return &unreachable{reason: "an answer that is not JSON"}
 	}
-	if head.StatusCode == "" && head.ErrorCode != "" { // older API versions
-		head.StatusCode, head.StatusMessage = head.ErrorCode, head.ErrorMessage
-	}
-	if head.StatusCode != codeOK {
-		return &apiError{Code: head.StatusCode, Message: clip(head.StatusMessage)}
+	// Older versions and the v2 refund operations name an error with
+	// errorCode (or externalCode) and errorMessage (or errorMessageEn).
+	code := cmp.Or(head.StatusCode, head.ErrorCode, head.ExternalCode)
+	msg := cmp.Or(head.StatusMessage, head.ErrorMessage, head.ErrorMessageEn)
+	if code != codeOK && (code != "" || !v2) {
+		return &apiError{Code: code, Message: clip(msg)}
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return &unreachable{reason: "an answer of unexpected shape"}

@@ -21,6 +21,7 @@ import (
 	"github.com/payd-engine/payd/provider/bkash"
 	"github.com/payd-engine/payd/provider/bkash/bkashsim"
 	"github.com/payd-engine/payd/provider/sandbox"
+	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/storage/postgres"
 	"github.com/payd-engine/payd/storage/postgres/pgtest"
 	"github.com/payd-engine/payd/storage/sqlite"
@@ -33,6 +34,9 @@ var start = time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 var app1 = bkashsim.App{AppKey: "app-key-one", AppSecret: "SECRET-app-one-s3cr3t", Username: "merchant-one",
 	Password: "PASSWORD-one-p4ss", ShortCode: "01811111111"}
 
+// sqlitePaths names each SQLite store's file, for the tests that read it.
+var sqlitePaths sync.Map
+
 // eachStore runs fn on SQLite and Postgres; open returns the same database
 // to every caller in a test (two payd instances share it).
 func eachStore(t *testing.T, fn func(t *testing.T, open func() payd.Store)) {
@@ -40,10 +44,11 @@ func eachStore(t *testing.T, fn func(t *testing.T, open func() payd.Store)) {
 		t.Parallel()
 		path := filepath.Join(t.TempDir(), "payd.db")
 		fn(t, func() payd.Store {
-			s, err := sqlite.Open(context.Background(), path, sandbox.Migrations(), bkash.Migrations())
+			s, err := sqlite.Open(context.Background(), path, sandbox.Migrations(), smsinbox.Migrations(), bkash.Migrations())
 			if err != nil {
 				t.Fatal(err)
 			}
+			sqlitePaths.Store(s, path)
 			t.Cleanup(func() { s.Close() })
 			return s
 		})
@@ -53,7 +58,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, open func() payd.Store)) {
 		t.Parallel()
 		u := pgtest.URL(t)
 		fn(t, func() payd.Store {
-			s, err := postgres.Open(context.Background(), u, sandbox.Migrations(), bkash.Migrations())
+			s, err := postgres.Open(context.Background(), u, sandbox.Migrations(), smsinbox.Migrations(), bkash.Migrations())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,13 +119,18 @@ type instance struct {
 }
 
 func (w *world) instance(store payd.Store) *instance {
-	t := w.t
 	sb, err := sandbox.New(sandbox.Config{Clock: w.clock})
 	if err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
+	return w.instanceOn(store, sb)
+}
+
+// instanceOn is an instance whose fallback is fb.
+func (w *world) instanceOn(store payd.Store, fb engine.Provider) *instance {
+	t := w.t
 	logger := slog.New(slog.NewJSONHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	prov, err := bkash.New(bkash.Config{Keyring: w.keyring, Fallback: sb, Clock: w.clock, Logger: logger,
+	prov, err := bkash.New(bkash.Config{Keyring: w.keyring, Fallback: fb, Clock: w.clock, Logger: logger,
 		HTTPClient: &http.Client{Timeout: 2 * time.Second}})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package bkash
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -325,4 +326,124 @@ func (s SQLStore) ExpireToken(ctx context.Context, orgID string, sealed []byte, 
 			WHERE organization_id = $1 AND token = $2 AND token_fresh_until > $3`, orgID, sealed, now)
 		return err
 	})
+}
+
+// Refund states.
+const (
+	RefundSending = "sending"
+	RefundMade    = "made"
+	RefundRefused = "refused"
+)
+
+// Refund is a refund sent (or being sent) through bKash's refund operation.
+type Refund struct {
+	RefundID       string
+	OrganizationID string
+	PaymentID      string
+	Amount         decimal.Decimal
+	State          string
+	// RefundTrxID is bKash's ID of the refund, once known.
+	RefundTrxID string
+	// Reason is bKash's refusal.
+	Reason string
+	// SentAt is when it was last sent.
+	SentAt time.Time
+}
+
+// ErrRefundInFlight is InsertRefund's answer while another refund of the
+// same payment is being sent.
+var ErrRefundInFlight = errors.New("bkash: another refund of the payment is being sent")
+
+// InsertRefund records a refund about to be sent (state sending):
+// ErrRefundInFlight while another refund of its payment is sending,
+// engine.ErrDuplicate for a refund ID already recorded.
+func (s SQLStore) InsertRefund(ctx context.Context, r *Refund) error {
+	err := s.write(ctx, func(tx engine.SQLTx) error {
+		// The partial unique index decides between two instances; this read
+		// tells its refusal from a duplicate ID.
+		busy := false
+		err := tx.QuerySQL(ctx, `SELECT refund_id FROM bkash_refunds WHERE payment_id = $1 AND state = 'sending'`,
+			[]any{r.PaymentID}, func(scan func(...any) error) error {
+				var id string
+				busy = true
+				return scan(&id)
+			})
+		if err != nil {
+			return err
+		}
+		if busy {
+			return ErrRefundInFlight
+		}
+		_, err = tx.ExecSQL(ctx, `INSERT INTO bkash_refunds (refund_id, organization_id, payment_id, amount, state,
+			refund_trx_id, reason, sent_at) VALUES ($1, $2, $3, $4, $5, '', '', $6)`,
+			r.RefundID, r.OrganizationID, r.PaymentID, r.Amount, RefundSending, r.SentAt)
+		return err
+	})
+	if errors.Is(err, engine.ErrDuplicate) {
+		// The sending index or the key: the key's row says which.
+		if _, gerr := s.GetRefund(ctx, r.RefundID); errors.Is(gerr, engine.ErrNotFound) {
+			return ErrRefundInFlight
+		}
+	}
+	return err
+}
+
+// GetRefund returns a refund by its ID or engine.ErrNotFound.
+func (s SQLStore) GetRefund(ctx context.Context, refundID string) (*Refund, error) {
+	var r *Refund
+	err := s.read(ctx, func(tx engine.SQLTx) error {
+		return tx.QuerySQL(ctx, `SELECT refund_id, organization_id, payment_id, amount, state, refund_trx_id, reason, sent_at
+			FROM bkash_refunds WHERE refund_id = $1`, []any{refundID}, func(scan func(...any) error) error {
+			r = &Refund{}
+			return scan(&r.RefundID, &r.OrganizationID, &r.PaymentID, &r.Amount, &r.State, &r.RefundTrxID, &r.Reason, &r.SentAt)
+		})
+	})
+	if err == nil && r == nil {
+		err = engine.ErrNotFound
+	}
+	return r, err
+}
+
+// KnownRefunds returns bKash's IDs of a payment's refunds recorded made
+// (at most ten: bKash's limit), from its index.
+func (s SQLStore) KnownRefunds(ctx context.Context, paymentID string) (map[string]bool, error) {
+	known := map[string]bool{}
+	err := s.read(ctx, func(tx engine.SQLTx) error {
+		return tx.QuerySQL(ctx, `SELECT refund_trx_id FROM bkash_refunds WHERE payment_id = $1 AND refund_trx_id <> ''`,
+			[]any{paymentID}, func(scan func(...any) error) error {
+				var id string
+				err := scan(&id)
+				known[id] = true
+				return err
+			})
+	})
+	return known, err
+}
+
+// FinishRefund ends a sending refund: made with bKash's refund ID, or
+// refused with bKash's reason; false if it was not sending (another
+// caller ended it first). A refund ID already recorded for the payment is
+// engine.ErrDuplicate.
+func (s SQLStore) FinishRefund(ctx context.Context, refundID, state, refundTrxID, reason string) (bool, error) {
+	var n int64
+	err := s.write(ctx, func(tx engine.SQLTx) error {
+		var err error
+		n, err = tx.ExecSQL(ctx, `UPDATE bkash_refunds SET state = $2, refund_trx_id = $3, reason = $4
+			WHERE refund_id = $1 AND state = 'sending'`, refundID, state, refundTrxID, reason)
+		return err
+	})
+	return n == 1, err
+}
+
+// ResendRefund marks a sending refund sent again at at, if it was last sent
+// at last: false when another caller did first.
+func (s SQLStore) ResendRefund(ctx context.Context, refundID string, last, at time.Time) (bool, error) {
+	var n int64
+	err := s.write(ctx, func(tx engine.SQLTx) error {
+		var err error
+		n, err = tx.ExecSQL(ctx, `UPDATE bkash_refunds SET sent_at = $3
+			WHERE refund_id = $1 AND state = 'sending' AND sent_at = $2`, refundID, last, at)
+		return err
+	})
+	return n == 1, err
 }

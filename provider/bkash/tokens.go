@@ -237,12 +237,21 @@ func (p *Provider) expire(ctx context.Context, orgID string, s *session) error {
 // refuses (HTTP 401, its 401 means the call was not done) is renewed and
 // the call made once more.
 func (p *Provider) api(ctx context.Context, orgID string, url func(c credentials) string, body, out any) error {
+	return p.apiCall(ctx, orgID, url, body, out, false)
+}
+
+// apiV2 is api for the v2 refund operations' envelope.
+func (p *Provider) apiV2(ctx context.Context, orgID string, url func(c credentials) string, body, out any) error {
+	return p.apiCall(ctx, orgID, url, body, out, true)
+}
+
+func (p *Provider) apiCall(ctx context.Context, orgID string, url func(c credentials) string, body, out any, v2 bool) error {
 	for try := 0; ; try++ {
 		s, err := p.session(ctx, orgID)
 		if err != nil {
 			return err
 		}
-		err = p.client.call(ctx, url(s.creds), map[string]string{"Authorization": s.token.ID, "X-App-Key": s.creds.AppKey}, body, out)
+		err = p.client.do(ctx, url(s.creds), map[string]string{"Authorization": s.token.ID, "X-App-Key": s.creds.AppKey}, body, out, v2)
 		if errors.Is(err, errUnauthorized) && try == 0 {
 			if err := p.expire(ctx, orgID, s); err != nil {
 				return err

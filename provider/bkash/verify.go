@@ -42,7 +42,7 @@ func (p *Provider) LookupTransaction(ctx context.Context, req engine.LookupReque
 	err := p.api(ctx, req.OrganizationID, func(c credentials) string { return c.BaseURL + "/tokenized/checkout/general/searchTransaction" },
 		map[string]string{"trxID": req.TransactionID}, &ans)
 	switch {
-	case errors.Is(err, ErrNotConnected), isAPIError(err, codeNotFound):
+	case errors.Is(err, ErrNotConnected), isAPIError(err, codeTrxNotFound):
 		return p.fallbackLookup(ctx, req)
 	case err != nil && unavailable(err):
 		p.logFault(ctx, "search transaction", req.OrganizationID, err)

@@ -18,7 +18,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 )
 
-// Off-the-shelf Android forwarder apps on a device (issue 19): the SIM slot
+// Off-the-shelf Android forwarder apps on a device: the SIM slot
 // each wallet's messages come from, a device's own silence, and the
 // signatures of the apps that sign their posts. The HTTP shapes of the
 // apps' payloads are the transport's (transport/forwarders.go).

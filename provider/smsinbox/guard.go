@@ -13,7 +13,8 @@ import (
 	"github.com/payd-engine/payd/provider/smsinbox/smsparse"
 )
 
-// What guards the inbox against a forger holding a device token (issue 15):
+// What guards the inbox against a forger holding a device token (a token is a secret on a
+// phone, which can be stolen or leak through its app):
 // held messages are bounded and expire, every held or conflicting message
 // is an alarm, a payout matched by an SMS can wait for an operator, and a
 // device token can be rotated.

@@ -10,7 +10,7 @@ import (
 	"github.com/payd-engine/payd/engine"
 )
 
-// One odd message must not stall a wallet (issue 19). A message the phone
+// One odd message must not stall a wallet for ever. A message the phone
 // missed, a credit payd cannot read, a message without a balance: each
 // leaves the chain's balance behind the wallet's, and every later message
 // is held. When the held messages form one run consistent among themselves

@@ -10,7 +10,7 @@ import (
 	"github.com/payd-engine/payd/provider/smsinbox/smsparse"
 )
 
-// The operator's review of the inbox (issue 19), each audited with the
+// The operator's review of the inbox, each audited with the
 // actor of engine.WithActor: approve a held or conflicting message they
 // checked on the phone, reject one, or paste an SMS the phone missed.
 

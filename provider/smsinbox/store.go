@@ -116,7 +116,7 @@ type Tx interface {
 	// never the settled ones. A status none waits in is absent.
 	CountWaitingPayouts(ctx context.Context) (map[string]engine.Queue, error)
 
-	// The chain's self-healing and the operator's review (issue 19).
+	// The chain's self-healing and the operator's review.
 
 	// GetSMS returns a message of organizationID, or engine.ErrNotFound.
 	GetSMS(ctx context.Context, organizationID, id string) (*SMS, error)

@@ -10,7 +10,7 @@ import (
 	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
-// The lists of issue 20: keyset pages over the indexes of migration 0012.
+// The lists: keyset pages over the indexes of migration 0012.
 // The planner chooses the index from its statistics; each filter's index
 // keeps (created_at, id) order after its equality columns.
 

@@ -1008,8 +1008,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"queue deliveries", countQueuesQuery, "deliveries_due", nil},
 		{"balances", balancesQuery, "account_balances_pkey", []any{"org_1"}},
 		{"entry sums", sumEntriesQuery, "ledger_entries_account", []any{"org_1"}},
-		{"expirable", `SELECT id FROM deposits WHERE status = $1 AND expires_at <= $2 ORDER BY expires_at, id LIMIT $3`,
-			"deposits_status_expires", []any{engine.StatusPending, now, 5}},
+		{"expirable", expirableQuery, "deposits_expirable", []any{now, 5}},
 		// A read by ID goes through the primary key, never an index that
 		// starts with organization_id, which the planner found as cheap on
 		// a table not yet analyzed: it read all the organization's rows

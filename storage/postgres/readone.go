@@ -8,6 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/payd-engine/payd/engine"
 )
 
 // querier is what a tx runs its statements on: a pgx.Tx, or the pool for
@@ -61,3 +63,30 @@ func (r *oneRead) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 type errRow struct{ err error }
 
 func (r errRow) Scan(...any) error { return r.err }
+
+var _ engine.CreateReader = (*Store)(nil)
+
+// ReadCreate sends a create's two reads, the deposit of merchantID and the
+// organization, in one round trip on the pool, outside any transaction,
+// as two ReadOne reads would run them.
+func (s *Store) ReadCreate(ctx context.Context, organizationID, merchantID string) (*engine.Organization, *engine.Deposit, error) {
+	var b pgx.Batch
+	b.Queue(getDepositByMerchantIDQuery, organizationID, merchantID)
+	b.Queue(getOrganizationQuery, organizationID)
+	br := s.pool.SendBatch(ctx, &b)
+	d, err := scanDeposit(br.QueryRow())
+	if errors.Is(err, engine.ErrNotFound) {
+		d, err = nil, nil
+	}
+	var o *engine.Organization
+	if err == nil {
+		o, err = scanOrganization(br.QueryRow())
+	}
+	if cerr := br.Close(); err == nil {
+		err = interpretError(cerr)
+	}
+	if err != nil {
+		return nil, nil, s.health.observe(ctx, err, false, 0)
+	}
+	return o, d, nil
+}

@@ -14,12 +14,15 @@ import (
 )
 
 // statementCounter is a pgx tracer that counts statements (BEGIN, COMMIT
-// and ROLLBACK apart) and read-write transactions begun.
+// and ROLLBACK apart), read-write transactions begun, and round trips: a
+// statement sent alone (BEGIN and COMMIT too) or a batch, a pipeline of
+// statements, is one.
 type statementCounter struct {
-	statements, transactions atomic.Int64
+	statements, transactions, roundTrips atomic.Int64
 }
 
 func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	c.roundTrips.Add(1)
 	c.count(data.SQL)
 	return ctx
 }
@@ -44,6 +47,7 @@ func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQu
 // The statements of a Pipeline count as statements too, though they share
 // a round trip.
 func (c *statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.roundTrips.Add(1)
 	return ctx
 }
 
@@ -53,9 +57,10 @@ func (c *statementCounter) TraceBatchQuery(_ context.Context, _ *pgx.Conn, data 
 
 func (c *statementCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
-// TestStatementsPerOperation counts the statements and write transactions
-// of the money path's operations on Postgres (opcost.Measure); go test -v
-// prints them.
+// TestStatementsPerOperation counts the statements, write transactions
+// and round trips of the money path's operations on Postgres
+// (opcost.Measure), and fails when one run alone costs more than its
+// ceiling; go test -v prints them.
 func TestStatementsPerOperation(t *testing.T) {
 	n := &statementCounter{}
 	configHook = func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = n }
@@ -65,5 +70,18 @@ func TestStatementsPerOperation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	opcost.Measure(t, store, func() (int64, int64) { return n.statements.Load(), n.transactions.Load() })
+	opcost.Measure(t, store, func() opcost.Counters {
+		return opcost.Counters{Statements: n.statements.Load(), Transactions: n.transactions.Load(), RoundTrips: n.roundTrips.Load()}
+	}, postgresCeilings)
+}
+
+// postgresCeilings are the costs of the money path's operations run alone
+// on Postgres, as BENCHMARKS.md gives them.
+var postgresCeilings = opcost.Ceilings{
+	"create":            {Statements: 5, RoundTrips: 4},
+	"get":               {Statements: 1, RoundTrips: 1},
+	"submit":            {Statements: 4, RoundTrips: 4},
+	"worker":            {Statements: 18, RoundTrips: 13},
+	"withdrawal create": {Statements: 9, RoundTrips: 4},
+	"payout":            {Statements: 13, RoundTrips: 5.3},
 }

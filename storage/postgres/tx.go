@@ -101,6 +101,14 @@ type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
+// oneRowChanged is execOne's check, for execChecked.
+func oneRowChanged(tag pgconn.CommandTag) error {
+	if tag.RowsAffected() == 0 {
+		return engine.ErrNotFound
+	}
+	return nil
+}
+
 func execOne(ctx context.Context, db execer, query string, args ...any) error {
 	tag, err := db.Exec(ctx, query, args...)
 	if err != nil {
@@ -229,8 +237,10 @@ func (t *tx) CreateOrganization(ctx context.Context, o *engine.Organization) err
 }
 
 func (t *tx) GetOrganization(ctx context.Context, id string) (*engine.Organization, error) {
-	return scanOrganization(t.tx.QueryRow(ctx, `SELECT `+orgColumns+` FROM organizations WHERE id = $1`, id))
+	return scanOrganization(t.tx.QueryRow(ctx, getOrganizationQuery, id))
 }
+
+const getOrganizationQuery = `SELECT ` + orgColumns + ` FROM organizations WHERE id = $1`
 
 func (t *tx) UpdateOrganization(ctx context.Context, o *engine.Organization) error {
 	fees, err := methodFeesJSON(o)
@@ -382,8 +392,9 @@ func leastRecentlyAssignedFirst(a, b *engine.Wallet) int {
 
 func (t *tx) UpdateWallet(ctx context.Context, w *engine.Wallet) error {
 	// Organization, channel, operation and phone identify the wallet; they
-	// do not change. live_until is its SMS device's to write.
-	return t.exec(ctx, `UPDATE wallets SET name = $1, qr_payload = $2,
+	// do not change. live_until is its SMS device's to write. In a
+	// Pipeline it is queued with a batch of creates' deposits.
+	return t.execChecked(ctx, oneRowChanged, `UPDATE wallets SET name = $1, qr_payload = $2,
 		min_amount = $3, max_amount = $4, daily_limit = $5, enabled = $6, last_assigned_at = $7
 		WHERE id = $8`,
 		w.Name, w.QRPayload, w.MinAmount, w.MaxAmount, w.DailyLimit,
@@ -468,8 +479,9 @@ func (t *tx) GetDepositByCheckoutToken(ctx context.Context, token string) (*engi
 
 func (t *tx) UpdateDeposit(ctx context.Context, d *engine.Deposit) error {
 	// The fields a deposit is created with never change; these are the ones
-	// its state machine moves.
-	return t.exec(ctx, `UPDATE deposits SET status = $1, verification_state = $2, attempts_used = $3,
+	// its state machine moves. In a Pipeline it is queued (a submission's
+	// attempt and deposit go together).
+	return t.execChecked(ctx, oneRowChanged, `UPDATE deposits SET status = $1, verification_state = $2, attempts_used = $3,
 		failure_code = $4, provider_transaction_id = $5, expires_at = $6, updated_at = $7
 		WHERE id = $8`,
 		d.Status, d.VerificationState, d.AttemptsUsed, d.FailureCode, d.ProviderTransactionID,
@@ -495,7 +507,9 @@ func (t *tx) LockDeposit(ctx context.Context, id string) (*engine.Deposit, error
 // under LockDeposit), so two sweepers never expire the same deposit. At
 // READ COMMITTED a row changed since the statement's snapshot is checked
 // again as it is now before it is locked: a deposit that stopped being
-// pending is left out. It walks the deposits_status_expires index.
+// pending is left out. It walks the partial index deposits_expirable,
+// whose condition the query spells (a parameter would not match it in a
+// generic plan).
 func (t *tx) ListExpirableDeposits(ctx context.Context, now time.Time, limit int) ([]*engine.Deposit, error) {
 	if limit <= 0 {
 		return nil, nil
@@ -504,11 +518,12 @@ func (t *tx) ListExpirableDeposits(ctx context.Context, now time.Time, limit int
 	if !t.readOnly {
 		lock = ` FOR NO KEY UPDATE SKIP LOCKED`
 	}
-	return queryList(ctx, t, scanDeposit, `SELECT `+depositColumns+` FROM deposits
-		WHERE status = $1 AND expires_at <= $2
-		ORDER BY expires_at, id LIMIT $3`+lock,
-		engine.StatusPending, now, limit)
+	return queryList(ctx, t, scanDeposit, expirableQuery+lock, now, limit)
 }
+
+const expirableQuery = `SELECT ` + depositColumns + ` FROM deposits
+	WHERE status = '` + engine.StatusPending + `' AND expires_at <= $1
+	ORDER BY expires_at, id LIMIT $2`
 
 func (t *tx) GetMasterKeyCheck(ctx context.Context) ([]byte, error) {
 	var sealed []byte

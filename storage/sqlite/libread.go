@@ -104,10 +104,18 @@ func (p *libReaders) stats(name string) engine.PoolStats {
 		Waits: p.waits, WaitDuration: p.waited}
 }
 
+// libReadHook, when set (by a test, before the store opens), is called
+// for every statement read past database/sql, which a counting driver
+// connection does not see.
+var libReadHook func()
+
 // readRow runs query, which selects at most one row, on a connection of
 // the pool and scans its row with scan. No row is sql.ErrNoRows, as from
 // (*sql.Row).Scan, so interpretError turns it into engine.ErrNotFound.
 func (p *libReaders) readRow(ctx context.Context, query string, args []any, scan func(*rowValues) error) error {
+	if libReadHook != nil {
+		libReadHook()
+	}
 	c, err := p.get(ctx)
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 	"github.com/payd-engine/payd/storage/internal/schema"
 )
 
-// The lists of issue 20: keyset pages over the indexes of migration 0012,
+// The lists: keyset pages over the indexes of migration 0012,
 // each pinned by INDEXED BY, so that a page never falls back to a scan
 // whatever the planner guesses without statistics.
 

@@ -385,18 +385,20 @@ func (t *tx) LockDeposit(ctx context.Context, id string) (*engine.Deposit, error
 	return scanDeposit(t.tx.QueryRowContext(ctx, `SELECT `+depositColumns+` FROM deposits WHERE id = ?`, id))
 }
 
-// ListExpirableDeposits uses the deposits (status, expires_at) index. There
-// are no rows locked by another transaction to skip: while this one holds
-// the write lock there is no other writer.
+// ListExpirableDeposits walks the partial index deposits_expirable, whose
+// condition the query spells. There are no rows locked by another
+// transaction to skip: while this one holds the write lock there is no
+// other writer.
 func (t *tx) ListExpirableDeposits(ctx context.Context, now time.Time, limit int) ([]*engine.Deposit, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	return queryList(ctx, t, scanDeposit, `SELECT `+depositColumns+` FROM deposits
-		WHERE status = ? AND expires_at <= ?
-		ORDER BY expires_at, id LIMIT ?`,
-		engine.StatusPending, micros(now), limit)
+	return queryList(ctx, t, scanDeposit, expirableQuery, micros(now), limit)
 }
+
+const expirableQuery = `SELECT ` + depositColumns + ` FROM deposits
+	WHERE status = '` + engine.StatusPending + `' AND expires_at <= ?
+	ORDER BY expires_at, id LIMIT ?`
 
 func (t *tx) GetMasterKeyCheck(ctx context.Context) ([]byte, error) {
 	var sealed []byte

@@ -70,27 +70,28 @@ func (p ListParams) query() string {
 // goes on past the page in the direction it was read (older items after
 // StartingAfter or from the start; newer ones before EndingBefore).
 type List[T any] struct {
-	Data    []T  `json:"data"`
-	HasMore bool `json:"has_more"`
+	Data    []T  `json:"data"`     // the page's items
+	HasMore bool `json:"has_more"` // whether the list goes on past this page
 }
 
 // BalanceTransaction is one movement of the organization's available or
 // held balance.
 type BalanceTransaction struct {
-	ID string `json:"id"`
+	ID string `json:"id"` // the movement's ID (bt_...), for paging
 	// Account is "available" or "held".
 	Account string `json:"account"`
 	// Kind is the journal's kind: deposit_credit, withdrawal_hold,
 	// withdrawal_settle, withdrawal_release, adjustment, late_payment.
 	Kind string `json:"kind"`
-	// Amount is signed; BalanceAfter is the balance right after it.
-	Amount       string `json:"amount"`
+	// Amount is signed.
+	Amount string `json:"amount"`
+	// BalanceAfter is the account's balance right after it.
 	BalanceAfter string `json:"balance_after"`
-	Currency     string `json:"currency"`
+	Currency     string `json:"currency"` // "BDT"
 	// ResourceID is the deposit or withdrawal moved for; empty for a
 	// manual adjustment.
 	ResourceID string    `json:"resource_id"`
-	CreatedAt  time.Time `json:"created_at"`
+	CreatedAt  time.Time `json:"created_at"` // when it was journaled
 }
 
 // ListDeposits reads a page of deposits (GET /v1/deposits, signed: an

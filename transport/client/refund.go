@@ -23,7 +23,7 @@ type RefundRequest struct {
 	MerchantID string `json:"merchant_id"`
 	// Reason is optional, at most 500 characters.
 	Reason   string          `json:"reason,omitempty"`
-	Metadata json.RawMessage `json:"metadata,omitempty"`
+	Metadata json.RawMessage `json:"metadata,omitempty"` // a JSON object of yours, returned as sent
 }
 
 // Refund statuses.
@@ -36,17 +36,17 @@ const (
 // Refund is a refund as the server returns it. Only Status "succeeded" (or
 // a verified refund.succeeded event) proves the payer was paid back.
 type Refund struct {
-	ID        string `json:"id"`
-	DepositID string `json:"deposit_id"`
+	ID        string `json:"id"`         // the refund's ID (rf_...)
+	DepositID string `json:"deposit_id"` // the deposit it gives back
 	// Amount is the canonical two-decimal string, e.g. "250.00".
 	Amount     string          `json:"amount"`
-	Status     string          `json:"status"`
-	MerchantID string          `json:"merchant_id"`
-	Reason     *string         `json:"reason"`
-	Metadata   json.RawMessage `json:"metadata"`
+	Status     string          `json:"status"`      // processing, succeeded or failed
+	MerchantID string          `json:"merchant_id"` // your ID of it
+	Reason     *string         `json:"reason"`      // as sent, or nil
+	Metadata   json.RawMessage `json:"metadata"`    // as sent
 	// FailureCode is set once the refund failed ("provider_declined").
 	FailureCode *string   `json:"failure_code"`
-	CreatedAt   time.Time `json:"created_at"`
+	CreatedAt   time.Time `json:"created_at"` // when it was created
 }
 
 // IsTerminal reports whether the refund finished (succeeded or failed).

@@ -87,15 +87,15 @@ type h2hPayer struct {
 // NextAction, Verification, ProviderTransactionID). Fields of the other
 // shape stay zero.
 type Deposit struct {
-	ID string `json:"id"`
+	ID string `json:"id"` // the deposit's ID (dep_...)
 	// Amount is the canonical two-decimal string, e.g. "500.00".
 	Amount        string `json:"amount"`
-	PaymentMethod string `json:"payment_method"`
+	PaymentMethod string `json:"payment_method"` // as requested, e.g. bkash
 	// Status is the authority for fulfillment: only "succeeded" is paid.
 	Status string `json:"status"`
 	// Metadata is returned exactly as the server sent it.
 	Metadata   json.RawMessage `json:"metadata"`
-	MerchantID string          `json:"merchant_id"`
+	MerchantID string          `json:"merchant_id"` // your ID of it, its idempotency key
 
 	// RedirectURL (redirect deposits) is the hosted checkout to send the
 	// payer to now; nil once there is nothing to pay.
@@ -142,7 +142,7 @@ func (d *Deposit) Succeeded() bool { return d.Status == StatusSucceeded }
 // with only URL set). Render the values as returned; they are
 // authoritative and never change for the deposit.
 type NextAction struct {
-	Type string `json:"type"`
+	Type string `json:"type"` // display_instructions or redirect
 	// Channel is the wallet's network, e.g. bkash (instructions).
 	Channel string `json:"channel,omitempty"`
 	// Operation is cash_out or make_payment (instructions).
@@ -166,26 +166,26 @@ type NextAction struct {
 // Recipient is the wallet a payer pays: Type "phone", the number in Value,
 // and an optional display Name.
 type Recipient struct {
-	Type  string  `json:"type"`
-	Value string  `json:"value"`
-	Name  *string `json:"name"`
+	Type  string  `json:"type"`  // "phone"
+	Value string  `json:"value"` // the wallet's number
+	Name  *string `json:"name"`  // its display name, or nil
 }
 
 // VerificationTarget is next_action.verification: the host-relative verify
 // endpoint (it includes the API prefix) and the fields it requires.
 type VerificationTarget struct {
-	Endpoint       string   `json:"endpoint"`
-	RequiredFields []string `json:"required_fields"`
+	Endpoint       string   `json:"endpoint"`        // where the transaction ID is posted, API prefix included
+	RequiredFields []string `json:"required_fields"` // the body fields it requires (provider_transaction_id)
 }
 
 // VerificationState is an H2H deposit's verification progress. State values
 // other than the terminal ones are to be treated as pending; the deposit's
 // Status, not State, decides fulfillment.
 type VerificationState struct {
-	State             string  `json:"state"`
-	AttemptsUsed      int     `json:"attempts_used"`
-	AttemptsRemaining int     `json:"attempts_remaining"`
-	FailureCode       *string `json:"failure_code"`
+	State             string  `json:"state"`              // awaiting_reference, processing, delayed, succeeded, failed, ...
+	AttemptsUsed      int     `json:"attempts_used"`      // transaction IDs submitted so far
+	AttemptsRemaining int     `json:"attempts_remaining"` // how many more may be submitted
+	FailureCode       *string `json:"failure_code"`       // the last failed attempt's reason, or nil
 }
 
 // Verification is the answer of SubmitTransactionID: queued (HTTP 202,
@@ -195,19 +195,21 @@ type VerificationState struct {
 type Verification struct {
 	// Queued is true for 202: the ID is being checked; poll the deposit.
 	Queued                bool   `json:"-"`
-	DepositID             string `json:"deposit_id"`
-	AttemptID             string `json:"attempt_id"`
-	ProviderTransactionID string `json:"provider_transaction_id"`
+	DepositID             string `json:"deposit_id"`              // the deposit checked
+	AttemptID             string `json:"attempt_id"`              // the attempt (att_...)
+	ProviderTransactionID string `json:"provider_transaction_id"` // the ID as normalized: trimmed, upper-cased
 	// Status is "processing" (queued) or "resolved".
 	Status string `json:"status"`
-	// AttemptsUsed and AttemptsRemaining are set when queued.
-	AttemptsUsed      int `json:"attempts_used"`
+	// AttemptsUsed is set when queued: transaction IDs submitted so far.
+	AttemptsUsed int `json:"attempts_used"`
+	// AttemptsRemaining is set when queued: how many more may be submitted.
 	AttemptsRemaining int `json:"attempts_remaining"`
-	// AttemptStatus ("succeeded" or "failed"), DepositStatus and
-	// FailureCode are set when resolved.
-	AttemptStatus string  `json:"attempt_status"`
-	DepositStatus string  `json:"deposit_status"`
-	FailureCode   *string `json:"failure_code"`
+	// AttemptStatus ("succeeded" or "failed") is set when resolved.
+	AttemptStatus string `json:"attempt_status"`
+	// DepositStatus is set when resolved: the deposit's status then.
+	DepositStatus string `json:"deposit_status"`
+	// FailureCode is set when the resolved attempt failed: its reason.
+	FailureCode *string `json:"failure_code"`
 }
 
 // WithdrawalRequest creates a payout from the organization's balance.
@@ -218,10 +220,10 @@ type WithdrawalRequest struct {
 	// Phone is the recipient's mobile number, or the account number (8 to
 	// 20 digits) for bank.
 	Phone         string `json:"phone"`
-	PaymentMethod string `json:"payment_method"`
+	PaymentMethod string `json:"payment_method"` // bkash, nagad, upay or bank
 	// MerchantID is your unique ID; any reuse is 409 merchant_id_exists.
 	MerchantID string          `json:"merchant_id"`
-	Metadata   json.RawMessage `json:"metadata,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"` // a JSON object of yours, returned as sent
 }
 
 // Withdrawal statuses.
@@ -234,13 +236,13 @@ const (
 // Withdrawal is a payout as the server returns it. Only Status "succeeded"
 // (or a verified withdraw.succeeded event) proves it was paid.
 type Withdrawal struct {
-	ID            string          `json:"id"`
-	Phone         string          `json:"phone"`
-	PaymentMethod string          `json:"payment_method"`
-	Amount        string          `json:"amount"`
-	Status        string          `json:"status"`
-	Metadata      json.RawMessage `json:"metadata"`
-	MerchantID    string          `json:"merchant_id"`
+	ID            string          `json:"id"`             // the withdrawal's ID (wd_...)
+	Phone         string          `json:"phone"`          // the recipient number or account
+	PaymentMethod string          `json:"payment_method"` // as requested
+	Amount        string          `json:"amount"`         // the canonical two-decimal string
+	Status        string          `json:"status"`         // processing, succeeded or failed
+	Metadata      json.RawMessage `json:"metadata"`       // as sent
+	MerchantID    string          `json:"merchant_id"`    // your ID of it
 }
 
 // IsTerminal reports whether the payout finished (succeeded or failed).
@@ -251,9 +253,9 @@ func (w *Withdrawal) IsTerminal() bool {
 // Balance is the organization's ledger balance (GET /v1/balance): what is
 // available for withdrawals and what is held by running ones.
 type Balance struct {
-	Currency  string `json:"currency"`
-	Available string `json:"available"`
-	Held      string `json:"held"`
+	Currency  string `json:"currency"`  // "BDT"
+	Available string `json:"available"` // what withdrawals and refunds may use
+	Held      string `json:"held"`      // what running withdrawals and refunds hold
 }
 
 // SandboxPaymentRequest records a simulated wallet payment, as a payer
@@ -262,11 +264,11 @@ type SandboxPaymentRequest struct {
 	// Channel is the payment's network, e.g. bkash (the channel enum of
 	// SandboxPaymentRequest in the server's /openapi.json).
 	Channel       string `json:"channel"`
-	TransactionID string `json:"transaction_id"`
-	PayerPhone    string `json:"payer_phone"`
+	TransactionID string `json:"transaction_id"` // the ID the payer will submit
+	PayerPhone    string `json:"payer_phone"`    // the number it is paid from
 	// RecipientPhone is the wallet paid (next_action.recipient.value).
 	RecipientPhone string `json:"recipient_phone,omitempty"`
-	Amount         string `json:"amount"`
+	Amount         string `json:"amount"` // the amount paid, a BDT decimal string
 	// Status is "completed" or "failed"; "" sends "completed".
 	Status string `json:"status"`
 	// CompletedAt is when the payment completed; zero means now.

@@ -29,16 +29,29 @@ import (
 // Version is the path the base URL ends with.
 const Version = "/v1.2.0-beta"
 
-// Status codes the simulator answers with (bKash's statusCode).
+// Status codes the simulator answers with: bKash's, from its published
+// error tables (the checkout API's and the v2 refund's), except where a
+// comment says bKash publishes none.
 const (
-	CodeOK               = "0000"
-	CodeInvalidAppKey    = "2001"
-	CodeInvalidPayment   = "2056" // execute of a payment its payer has not approved
-	CodeAlreadyCompleted = "2062" // execute of a payment already executed
-	CodeNotFound         = "2127" // search or status of an unknown ID
-	CodeRefundExceeds    = "2071" // refunds beyond the payment's amount
-	CodeRefundLimit      = "2072" // more than ten refunds of one payment
-	CodeInvalidToken     = "9999"
+	CodeOK                = "0000"
+	CodeInvalidAppKey     = "2001"
+	CodeInvalidPaymentID  = "2002" // execute or status of an unknown paymentID
+	CodeInvalidAmount     = "2006"
+	CodeInvalidCurrency   = "2007"
+	CodeInvalidIntent     = "2008"
+	CodeInsufficient      = "2023" // the payer's balance (and a refund the merchant's)
+	CodeInvalidBody       = "2025"
+	CodeDuplicate         = "2029"
+	CodeTrxNotFound       = "2033" // search of an unknown trxID
+	CodeInvalidPayment    = "2056" // execute of a payment its payer has not approved
+	CodeAlreadyCompleted  = "2062" // execute of a payment already executed
+	CodeInvalidMode       = "2063"
+	CodeMissingField      = "2065"
+	CodeRefundAmount      = "2072" // a refund beyond what is left of the payment
+	CodeCannotReverse     = "2074" // stands in for an eleventh refund: bKash publishes no code for it
+	CodeInvalidTrxID      = "2077" // a refund naming another payment's trxID
+	CodeNotYetCompleted   = "2127" // a refund of a payment not completed
+	CodeInvalidRefreshTok = "9999" // bKash publishes no code for a refused refresh token
 )
 
 // TokenLifetime is how long an id_token is good for.
@@ -181,6 +194,32 @@ func newServer(clk clock.Clock) *Server {
 			http.Redirect(w, r, cb, http.StatusSeeOther)
 		})
 	}
+	// A payer paying a merchant in the bKash app (what the search finds),
+	// for a person trying the simulator: app_key (default: the only
+	// merchant), amount, payer. It answers the TrxID.
+	mux.HandleFunc("POST /app/pay", func(w http.ResponseWriter, r *http.Request) {
+		amount, err := decimal.NewFromString(r.FormValue("amount"))
+		if err != nil || !amount.IsPositive() {
+			http.Error(w, "amount: a positive decimal", http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		key := r.FormValue("app_key")
+		if key == "" && len(s.apps) == 1 {
+			for k := range s.apps {
+				key = k
+			}
+		}
+		_, ok := s.apps[key]
+		trx := s.nextID("APP")
+		s.mu.Unlock()
+		if !ok {
+			http.Error(w, "app_key: not a merchant of this simulator", http.StatusBadRequest)
+			return
+		}
+		s.AddTransaction(key, Transaction{TrxID: trx, Amount: amount, Payer: r.FormValue("payer"), Completed: s.clock.Now()})
+		writeJSON(w, map[string]string{"trxID": trx})
+	})
 	s.Server = httptest.NewUnstartedServer(mux)
 	return s
 }
@@ -338,21 +377,23 @@ func (s *Server) serve(w http.ResponseWriter, op string, work func() any) {
 		time.Sleep(f.Delay)
 	}
 	if faulted && !f.AfterWork {
-		faultAnswer(w, f)
+		faultAnswer(w, op, f)
 		return
 	}
 	answer := work()
 	if faulted {
-		faultAnswer(w, f)
+		faultAnswer(w, op, f)
 		return
 	}
 	writeJSON(w, answer)
 }
 
-func faultAnswer(w http.ResponseWriter, f Fault) {
+func faultAnswer(w http.ResponseWriter, op string, f Fault) {
 	switch {
 	case f.HTTPStatus != 0:
 		http.Error(w, "upstream error", f.HTTPStatus)
+	case f.Code != "" && strings.HasPrefix(op, "refund"):
+		writeJSON(w, v2Error(f.Code, "injected"))
 	case f.Code != "":
 		writeJSON(w, errAnswer(f.Code, "injected"))
 	default:
@@ -401,7 +442,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request) {
 			return errAnswer(CodeInvalidAppKey, "Invalid App Key")
 		}
 		if s.refreshes[body.RefreshToken] != a.AppKey {
-			return errAnswer(CodeInvalidToken, "Invalid refresh token")
+			return errAnswer(CodeInvalidRefreshTok, "Invalid refresh token")
 		}
 		return s.issue(a.AppKey)
 	})
@@ -434,7 +475,7 @@ func (s *Server) authed(op string, h func(w http.ResponseWriter, app string, bod
 		}
 		body := map[string]string{}
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			s.serve(w, op, func() any { return errAnswer("2006", "Invalid request body") })
+			s.serve(w, op, func() any { return errAnswer(CodeInvalidBody, "Invalid request body") })
 			return
 		}
 		h(w, t.app, body)
@@ -445,14 +486,16 @@ func (s *Server) create(w http.ResponseWriter, app string, b map[string]string) 
 	s.serve(w, "create", func() any {
 		amount, err := decimal.NewFromString(b["amount"])
 		switch {
-		case b["mode"] != "0011":
-			return errAnswer("2007", "Invalid mode")
-		case err != nil || !amount.IsPositive():
-			return errAnswer("2008", "Invalid amount")
-		case b["currency"] != "BDT" || b["intent"] != "sale":
-			return errAnswer("2009", "Invalid currency or intent")
 		case b["callbackURL"] == "" || b["merchantInvoiceNumber"] == "" || b["payerReference"] == "":
-			return errAnswer("2010", "Missing mandatory parameters")
+			return errAnswer(CodeMissingField, "Mendatory field missing")
+		case b["mode"] != "0011":
+			return errAnswer(CodeInvalidMode, "Mode is not valid as per request data")
+		case err != nil || !amount.IsPositive():
+			return errAnswer(CodeInvalidAmount, "Invalid amount")
+		case b["currency"] != "BDT":
+			return errAnswer(CodeInvalidCurrency, "Invalid currency")
+		case b["intent"] != "sale":
+			return errAnswer(CodeInvalidIntent, "Invalid intent")
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -497,7 +540,7 @@ func (s *Server) execute(w http.ResponseWriter, app string, b map[string]string)
 		p, ok := s.payments[b["paymentID"]]
 		switch {
 		case !ok || p.app != app:
-			return errAnswer(CodeNotFound, "Invalid Payment ID")
+			return errAnswer(CodeInvalidPaymentID, "Invalid Payment ID")
 		case p.Status == "Completed":
 			return errAnswer(CodeAlreadyCompleted, "The payment has already been completed")
 		case p.Status != "Approved":
@@ -516,7 +559,7 @@ func (s *Server) status(w http.ResponseWriter, app string, b map[string]string) 
 		defer s.mu.Unlock()
 		p, ok := s.payments[b["paymentID"]]
 		if !ok || p.app != app {
-			return errAnswer(CodeNotFound, "Invalid Payment ID")
+			return errAnswer(CodeInvalidPaymentID, "Invalid Payment ID")
 		}
 		return s.paymentAnswer(p)
 	})
@@ -528,7 +571,7 @@ func (s *Server) search(w http.ResponseWriter, app string, b map[string]string) 
 		defer s.mu.Unlock()
 		t, ok := s.trx[b["trxID"]]
 		if !ok || t.app != app { // another merchant's payment is not this one's to see
-			return errAnswer(CodeNotFound, "Transaction not found")
+			return errAnswer(CodeTrxNotFound, "Transaction not found")
 		}
 		return map[string]string{"statusCode": CodeOK, "statusMessage": "Successful", "trxID": t.TrxID,
 			"transactionStatus": t.Status, "transactionType": t.Type, "amount": t.Amount.String(), "currency": "BDT",
@@ -537,50 +580,71 @@ func (s *Server) search(w http.ResponseWriter, app string, b map[string]string) 
 	})
 }
 
+// refundTarget is the checkout transaction a v2 refund call names, or its
+// error answer; s.mu is held.
+func (s *Server) refundTarget(app string, b map[string]string) (*Transaction, any) {
+	p, ok := s.payments[b["paymentId"]]
+	if !ok || p.app != app {
+		return nil, v2Error(CodeInvalidPaymentID, "Invalid Payment ID")
+	}
+	if p.Status != "Completed" {
+		return nil, v2Error(CodeNotYetCompleted, "Transaction not yet completed")
+	}
+	if p.TrxID != b["trxId"] {
+		return nil, v2Error(CodeInvalidTrxID, "Invalid TrxID")
+	}
+	return s.trx[p.TrxID], nil
+}
+
+// The v2 refund operations answer without statusCode; their errors carry
+// errorCode and errorMessageEn/Bn.
 func (s *Server) refund(w http.ResponseWriter, app string, b map[string]string) {
 	s.serve(w, "refund", func() any {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		t, ok := s.trx[b["trxId"]]
-		if !ok || t.app != app || t.payment == nil || t.payment.ID != b["paymentId"] {
-			return errAnswer(CodeNotFound, "Transaction not found")
+		t, fail := s.refundTarget(app, b)
+		if fail != nil {
+			return fail
 		}
 		amount, err := decimal.NewFromString(b["refundAmount"])
-		if err != nil || !amount.IsPositive() {
-			return errAnswer("2008", "Invalid amount")
-		}
 		total := amount
 		for _, r := range t.Refunds {
 			total = total.Add(r.Amount)
 		}
 		switch {
+		case err != nil || !amount.IsPositive() || amount.Exponent() < -2 || total.GreaterThan(t.Amount):
+			return v2Error(CodeRefundAmount, "Refund amount not valid")
 		case len(t.Refunds) >= 10:
-			return errAnswer(CodeRefundLimit, "Refund limit reached")
-		case total.GreaterThan(t.Amount):
-			return errAnswer(CodeRefundExceeds, "Refund amount exceeds the payment's")
+			return v2Error(CodeCannotReverse, "The transaction cannot be reversed")
 		}
 		r := Refund{TrxID: s.nextID("RFD"), SKU: b["sku"], Reason: b["reason"], Amount: amount, Completed: s.clock.Now()}
 		t.Refunds = append(t.Refunds, r)
-		return map[string]string{"statusCode": CodeOK, "statusMessage": "Successful", "originalTrxId": t.TrxID,
-			"refundTrxId": r.TrxID, "refundTransactionStatus": "Completed", "originalTrxAmount": t.Amount.String(),
-			"refundAmount": r.Amount.String(), "currency": "BDT", "completedTime": r.Completed.Format(bkashTime), "sku": r.SKU}
+		return map[string]string{"originalTrxId": t.TrxID,
+			"refundTrxId": r.TrxID, "refundTransactionStatus": "Completed", "originalTrxAmount": t.Amount.StringFixed(2),
+			"refundAmount": r.Amount.StringFixed(2), "currency": "BDT", "completedTime": r.Completed.Format(bkashTime),
+			"sku": r.SKU, "reason": r.Reason}
 	})
+}
+
+func v2Error(code, msg string) map[string]string {
+	return map[string]string{"errorCode": code, "errorMessageEn": msg, "errorMessageBn": ""}
 }
 
 func (s *Server) refundStatus(w http.ResponseWriter, app string, b map[string]string) {
 	s.serve(w, "refund_status", func() any {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		t, ok := s.trx[b["trxId"]]
-		if !ok || t.app != app || t.payment == nil || t.payment.ID != b["paymentId"] {
-			return errAnswer(CodeNotFound, "Transaction not found")
+		t, fail := s.refundTarget(app, b)
+		if fail != nil {
+			return fail
 		}
+		// As bKash's: each refund by its refundTrxId, without the sku sent.
 		list := []map[string]string{}
 		for _, r := range t.Refunds {
 			list = append(list, map[string]string{"refundTrxId": r.TrxID, "refundTransactionStatus": "Completed",
-				"refundAmount": r.Amount.String(), "completedTime": r.Completed.Format(bkashTime), "sku": r.SKU})
+				"refundAmount": r.Amount.StringFixed(2), "completedTime": r.Completed.Format(bkashTime)})
 		}
-		return map[string]any{"statusCode": CodeOK, "statusMessage": "Successful", "originalTrxId": t.TrxID,
-			"originalTrxAmount": t.Amount.String(), "refundTransactions": list}
+		return map[string]any{"originalTrxId": t.TrxID, "originalTrxAmount": t.Amount.StringFixed(2),
+			"originalTrxCompletedTime": t.Completed.Format(bkashTime), "refundTransactions": list}
 	})
 }

@@ -6,6 +6,7 @@ package bkashtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -36,6 +37,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 		{"RenewalLease", renewalLease},
 		{"RenewalRace", renewalRace},
 		{"Payments", payments},
+		{"Refunds", refunds},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -221,5 +223,82 @@ func payments(t *testing.T, s bkash.SQLStore) {
 	}
 	if due, _ := s.DuePayments(ctx, base.Add(time.Hour), 10); len(due) != 0 {
 		t.Fatalf("a submitted payment is due: %d", len(due))
+	}
+}
+
+// refunds: one refund of a payment is sending at a time, even when many
+// callers insert at once; a key is recorded once; a sending refund ends
+// once; the refunds made are known by bKash's ID.
+func refunds(t *testing.T, s bkash.SQLStore) {
+	ctx := context.Background()
+	newRefund := func(id, payment, amount string) *bkash.Refund {
+		return &bkash.Refund{RefundID: id, OrganizationID: "org_a", PaymentID: payment, Amount: decimal.RequireFromString(amount),
+			State: bkash.RefundSending, SentAt: base}
+	}
+	var inserted atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			err := s.InsertRefund(ctx, newRefund(fmt.Sprintf("rf_%d", i), "TR1", "100.50"))
+			switch {
+			case err == nil:
+				inserted.Add(1)
+			case !errors.Is(err, bkash.ErrRefundInFlight) && !errors.Is(err, engine.ErrUnavailable):
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if inserted.Load() != 1 {
+		t.Fatalf("%d refunds of one payment sending at once, want 1", inserted.Load())
+	}
+	var sending *bkash.Refund
+	for i := range 8 {
+		if r, err := s.GetRefund(ctx, fmt.Sprintf("rf_%d", i)); err == nil {
+			sending = r
+		}
+	}
+	if sending == nil || sending.State != bkash.RefundSending || !sending.Amount.Equal(decimal.RequireFromString("100.5")) ||
+		sending.RefundTrxID != "" || !sending.SentAt.Equal(base) {
+		t.Fatalf("sending: %+v", sending)
+	}
+	if err := s.InsertRefund(ctx, newRefund("rf_other", "TR2", "5")); err != nil {
+		t.Fatalf("another payment's refund: %v", err)
+	}
+	// Sent again once, by one of two callers.
+	if ok, err := s.ResendRefund(ctx, sending.RefundID, base, base.Add(time.Minute)); !ok || err != nil {
+		t.Fatalf("resend: %v %v", ok, err)
+	}
+	if ok, err := s.ResendRefund(ctx, sending.RefundID, base, base.Add(time.Minute)); ok || err != nil {
+		t.Fatalf("resent twice: %v %v", ok, err)
+	}
+	if got, _ := s.GetRefund(ctx, sending.RefundID); !got.SentAt.Equal(base.Add(time.Minute)) {
+		t.Fatalf("sent at %v", got.SentAt)
+	}
+	if ok, err := s.FinishRefund(ctx, sending.RefundID, bkash.RefundMade, "RFD1", ""); !ok || err != nil {
+		t.Fatalf("finish: %v %v", ok, err)
+	}
+	if ok, err := s.FinishRefund(ctx, sending.RefundID, bkash.RefundRefused, "", "late"); ok || err != nil {
+		t.Fatalf("finished twice: %v %v", ok, err)
+	}
+	if err := s.InsertRefund(ctx, newRefund(sending.RefundID, "TR1", "1")); !errors.Is(err, engine.ErrDuplicate) {
+		t.Fatalf("a key recorded twice: %v", err)
+	}
+	if err := s.InsertRefund(ctx, newRefund("rf_next", "TR1", "1")); err != nil {
+		t.Fatalf("the next refund of the payment: %v", err)
+	}
+	if ok, err := s.FinishRefund(ctx, "rf_next", bkash.RefundRefused, "", "bKash refused the refund: 2072"); !ok || err != nil {
+		t.Fatalf("refused: %v %v", ok, err)
+	}
+	got, err := s.GetRefund(ctx, "rf_next")
+	if err != nil || got.State != bkash.RefundRefused || got.Reason == "" {
+		t.Fatalf("refused: %+v %v", got, err)
+	}
+	known, err := s.KnownRefunds(ctx, "TR1")
+	if err != nil || len(known) != 1 || !known["RFD1"] {
+		t.Fatalf("known: %v %v", known, err)
+	}
+	if _, err := s.GetRefund(ctx, "rf_none"); err != engine.ErrNotFound {
+		t.Fatalf("unknown: %v", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/payd-engine/payd/provider/smsinbox/smsparse"
 )
 
-// The SMS inbox's self-healing chain and the operator's review (issue 19):
+// The SMS inbox's self-healing chain and the operator's review:
 // a message by ID within its organization, the held messages since the
 // chain last moved and by their balance, gaps, and the columns they added
 // (pasted_by, reviewed_by, gap_id, the chain's gaps).

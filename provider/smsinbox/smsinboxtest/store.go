@@ -942,7 +942,8 @@ func testConcurrentSameSMS(t *testing.T, s Store) {
 	}
 }
 
-// Held messages after issue 15: found by the balance they follow, oldest
+// Held messages, bounded so that a forger cannot grow them without limit:
+// found by the balance they follow, oldest
 // stored first for expiry, and counted.
 
 // heldFollowing is a held message of wal_1 that follows the balances prevs.

@@ -1,8 +1,9 @@
-// Package consolesql is the SQL of the operator console's rows (migrations
-// 0016 and 0021): operators, their sessions and payment links, written once for
-// both stores over engine.SQLTx. The adapters' Tx methods delegate here;
-// the console's searches stay with each adapter, whose row scanning and
-// join order differ.
+// Package consolesql is the SQL of engine.ConsoleTx (migrations 0016, 0021
+// and 0023): operators and their sessions, payment links, and the
+// compatible checkout's keys, invoices and IPNs, written once for both
+// stores over engine.SQLTx. Each store's Tx.Console returns its Rows; the
+// console's searches of deposits and withdrawals stay with each store,
+// whose row scanning and join order differ.
 package consolesql
 
 import (
@@ -15,7 +16,8 @@ import (
 	"github.com/payd-engine/payd/engine"
 )
 
-// Rows runs the console's statements in one transaction of a store.
+// Rows runs the console's statements in one transaction of a store: it
+// is the stores' engine.ConsoleTx.
 type Rows struct {
 	tx engine.SQLTx
 	// lockRow ends a SELECT whose row the transaction then updates: a row
@@ -28,8 +30,11 @@ type Rows struct {
 func In(tx engine.SQLTx, lockRow string) Rows { return Rows{tx: tx, lockRow: lockRow} }
 
 // sql writes query's "?" placeholders as the store's dialect wants them.
-func (r Rows) sql(query string) string {
-	if r.tx.Dialect() != "postgres" {
+func (r Rows) sql(query string) string { return placeholders(r.tx.Dialect(), query) }
+
+// placeholders numbers query's "?" placeholders as Postgres's $1, $2, ...
+func placeholders(dialect, query string) string {
+	if dialect != "postgres" {
 		return query
 	}
 	var b strings.Builder
@@ -241,3 +246,5 @@ func (r Rows) CountSince(ctx context.Context, table, organizationID string, sinc
 	})
 	return out, err
 }
+
+var _ engine.ConsoleTx = Rows{}

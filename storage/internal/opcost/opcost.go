@@ -1,10 +1,12 @@
 // Package opcost counts what the money path's operations ask of a store,
-// for both stores' tests (issue 18: statements per operation).
+// for both stores' tests: statements and transactions per operation, held to a
+// budget so that the money path's cost does not creep up unnoticed.
 package opcost
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,20 +17,41 @@ import (
 )
 
 // counts is what one operation cost.
-type counts struct{ statements, transactions float64 }
+type counts struct{ statements, transactions, roundTrips float64 }
 
 func (c counts) String() string {
-	return fmt.Sprintf("%.1f statements, %.2f write transactions", c.statements, c.transactions)
+	s := fmt.Sprintf("%.1f statements, %.2f write transactions", c.statements, c.transactions)
+	if c.roundTrips > 0 {
+		s += fmt.Sprintf(", %.1f round trips", c.roundTrips)
+	}
+	return s
 }
+
+// Counters are a store's running totals: statements (BEGIN and COMMIT not
+// included), write transactions begun, and round trips to the database
+// server (0 where there is none: SQLite).
+type Counters struct{ Statements, Transactions, RoundTrips int64 }
+
+// Ceiling is the most one operation, run alone, may cost: the figures
+// BENCHMARKS.md gives. An operation that costs more fails the test, so
+// that a statement or round trip added to the money path is seen and
+// written down, not found later in a benchmark. RoundTrips 0: not checked.
+type Ceiling struct{ Statements, RoundTrips float64 }
+
+// Ceilings are the ceilings of the operations Measure runs one at a time:
+// "create" (a signed H2H deposit create), "get" (a deposit read),
+// "submit" (a transaction ID submitted), "worker" (the worker's check of
+// it through to succeeded), "withdrawal create", "payout".
+type Ceilings map[string]Ceiling
 
 // Measure counts the statements and write transactions of the money
 // path's operations on store, run one at a time (a transaction each) and
 // 32 at once (sharing transactions: group commit), and logs them. It fails
 // the test if the operations run at once cost as many transactions as run
-// alone: their writes no longer share commits. count reads the store's
-// counters: statements (BEGIN and COMMIT not included) and write
-// transactions begun.
-func Measure(t *testing.T, store engine.Store, count func() (statements, transactions int64)) {
+// alone: their writes no longer share commits, and if an operation run
+// alone costs more than its ceiling (these are deterministic: no batching
+// decides them). count reads the store's counters.
+func Measure(t *testing.T, store engine.Store, count func() Counters, ceilings Ceilings) {
 	t.Helper()
 	ctx := context.Background()
 	keyring, err := engine.NewKeyring(make([]byte, engine.MasterKeySize))
@@ -77,7 +100,7 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 	// the cost of one.
 	measure := func(k int, atOnce bool, op func(i int) error) counts {
 		t.Helper()
-		s0, t0 := count()
+		c0 := count()
 		errs := make([]error, k)
 		if atOnce {
 			var wg sync.WaitGroup
@@ -95,8 +118,9 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 				t.Fatal(err)
 			}
 		}
-		s1, t1 := count()
-		return counts{float64(s1-s0) / float64(k), float64(t1-t0) / float64(k)}
+		c1 := count()
+		return counts{float64(c1.Statements-c0.Statements) / float64(k), float64(c1.Transactions-c0.Transactions) / float64(k),
+			float64(c1.RoundTrips-c0.RoundTrips) / float64(k)}
 	}
 	verifyRun := func(k int, atOnce bool) (create, submit, finish counts) {
 		deposits := make([]*engine.Deposit, k)
@@ -147,6 +171,7 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 		})
 		finish.statements /= float64(k)
 		finish.transactions /= float64(k)
+		finish.roundTrips /= float64(k)
 		for _, d := range deposits {
 			got, err := eng.GetDeposit(ctx, org, d.ID)
 			if err != nil || got.Status != engine.StatusSucceeded {
@@ -184,13 +209,15 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 		})
 		payout.statements /= float64(k)
 		payout.transactions /= float64(k)
+		payout.roundTrips /= float64(k)
 		return create, payout
 	}
 
 	// refusedRun submits 32 transaction IDs at once, every other one for a
 	// deposit that does not exist (an attacker's, or another
 	// organization's): the refusals must not break the others' shared
-	// commits up (issue 18). It returns the cost of one submission.
+	// commits up (a client sending refused requests would otherwise slow
+	// everyone). It returns the cost of one submission.
 	refusedRun := func() counts {
 		deposits := make([]*engine.Deposit, 16)
 		for i := range deposits {
@@ -225,8 +252,31 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 	w1, p1 := withdrawRun(8, false)
 	c32, s32, f32 := verifyRun(32, true)
 	w32, p32 := withdrawRun(32, true)
-	t.Logf("one at a time: create %s; submit %s; worker %s; withdrawal create %s; payout %s", c1, s1, f1, w1, p1)
+	// A signed GET's read, of a deposit created above.
+	read, _, err := eng.CreateDeposit(ctx, engine.CreateDepositParams{
+		OrganizationID: org, CheckoutMode: "h2h", Amount: "500", PaymentMethod: "bkash_agent",
+		RedirectURL: "https://shop.example/r", MerchantID: "get", PayerPhone: "01712345678",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g1 := measure(8, false, func(int) error {
+		_, err := eng.GetDeposit(ctx, org, read.ID)
+		return err
+	})
+	t.Logf("one at a time: create %s; get %s; submit %s; worker %s; withdrawal create %s; payout %s", c1, g1, s1, f1, w1, p1)
 	t.Logf("32 at once:    create %s; submit %s; worker %s; withdrawal create %s; payout %s", c32, s32, f32, w32, p32)
+	for name, got := range map[string]counts{"create": c1, "get": g1, "submit": s1, "worker": f1, "withdrawal create": w1, "payout": p1} {
+		c, ok := ceilings[name]
+		if !ok {
+			t.Errorf("%s: no ceiling", name)
+			continue
+		}
+		if got.statements > c.Statements+1e-9 || c.RoundTrips > 0 && got.roundTrips > c.RoundTrips+1e-9 {
+			t.Errorf("%s, run alone: %s, more than its ceiling of %.1f statements, %.1f round trips: an operation of the money path asks more of the store (update the ceiling and BENCHMARKS.md if that is meant)",
+				name, got, c.Statements, c.RoundTrips)
+		}
+	}
 	for _, c := range []struct {
 		what        string
 		alone, many counts
@@ -297,7 +347,7 @@ func Measure(t *testing.T, store engine.Store, count func() (statements, transac
 		t.Logf("32 submissions at once, half refused: %s", r)
 	}
 	// A payout's step and its claim share commits: not one transaction a
-	// payout besides the claims (as before issue 18's payouts batcher).
+	// payout besides the claims (as before payout steps were batched).
 	if p32.transactions >= 0.5 {
 		t.Errorf("payout: %.2f write transactions each when 32 are paid out at once: its steps do not share commits", p32.transactions)
 	}
@@ -326,4 +376,71 @@ func engineWithWorkers(t *testing.T, store engine.Store, p engine.Provider, k *e
 		t.Fatal(err)
 	}
 	return eng
+}
+
+// CreateDeposit creates an organization with a wallet and one signed H2H
+// deposit of it through the engine, as the API does, and returns the
+// deposit's ID: the row whose index entries a store's test counts.
+func CreateDeposit(t *testing.T, store engine.Store) string {
+	t.Helper()
+	ctx := context.Background()
+	keyring, err := engine.NewKeyring(make([]byte, engine.MasterKeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(engine.Config{Store: store, Provider: &paydmock.Provider{}, Keyring: keyring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes, name := true, "Shop"
+	creds, err := eng.CreateOrganization(ctx, engine.OrganizationSettings{Name: &name, H2HEnabled: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := creds.Organization.ID
+	if _, err := eng.AddWallet(ctx, engine.AddWalletParams{OrganizationID: org, Channel: "bkash", Operation: "cash_out", Phone: "01811111111"}); err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := eng.CreateDeposit(ctx, engine.CreateDepositParams{
+		OrganizationID: org, CheckoutMode: "h2h", Amount: "500", PaymentMethod: "bkash_agent",
+		RedirectURL: "https://shop.example/r", MerchantID: "m-1", PayerPhone: "01712345678",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.ID
+}
+
+// Index is an index of a table and whether a signed H2H deposit create
+// writes an entry to it (a partial index whose condition its row does not
+// meet gets none).
+type Index struct {
+	Name    string
+	Written bool
+}
+
+// CheckIndexes compares the indexes of table that the store reports (got)
+// with wantWritten (written by a create or not, by name), exactly, and logs how many entries a create writes. An index
+// added to a table a create writes, or a partial one that starts to take
+// its rows, fails the test until want and BENCHMARKS.md say so: each entry
+// is a B-tree insert of every create, and on Postgres of every update
+// that changes an indexed column too.
+func CheckIndexes(t *testing.T, table string, got []Index, wantWritten map[string]bool) {
+	t.Helper()
+	var want []Index
+	for name, written := range wantWritten {
+		want = append(want, Index{Name: name, Written: written})
+	}
+	slices.SortFunc(got, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(want, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
+	written := 0
+	for _, ix := range got {
+		if ix.Written {
+			written++
+		}
+	}
+	t.Logf("%s: %d indexes, %d written by a signed H2H create: %v", table, len(got), written, got)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: indexes %v, want %v: an index changed on a table a create writes; update the expected list and BENCHMARKS.md (index entries per create)", table, got, want)
+	}
 }

@@ -1,9 +1,10 @@
-// Package pagequery builds the keyset page queries of the lists (issue 20)
+// Package pagequery builds the keyset page queries of the lists
 // for both SQL adapters: the same tables, columns and indexes in each
 // dialect, with the dialect's placeholders, time encoding and index hint.
 package pagequery
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,13 +64,24 @@ func Events(d Dialect, p engine.PageParams) (string, []any) {
 	return build(d, p, "events", schema.EventColumns, idx, eq{"type", p.Type}, eq{"resource_id", p.ResourceID})
 }
 
-// BalanceTransactions returns the query of ListBalanceTransactions.
+// BalanceTransactions returns the query of ListBalanceTransactions: an
+// account's movements through balance_transactions_organization_account,
+// all of them as the merge of a page of each balance account from it
+// (there is no index of all, which every movement would write).
 func BalanceTransactions(d Dialect, p engine.PageParams) (string, []any) {
-	idx := index{name: "balance_transactions_organization_created"}
+	idx := index{name: "balance_transactions_organization_account"}
 	if p.Account != "" {
-		idx.name = "balance_transactions_organization_account"
+		return build(d, p, "balance_transactions", BalanceTransactionColumns, idx, eq{"account", p.Account})
 	}
-	return build(d, p, "balance_transactions", BalanceTransactionColumns, idx, eq{"account", p.Account})
+	var parts []string
+	var args []any
+	for i, account := range engine.BalanceAccounts {
+		q, a := buildAt(d, len(args), p, "balance_transactions", BalanceTransactionColumns, idx, eq{"account", account})
+		parts = append(parts, "SELECT "+BalanceTransactionColumns+" FROM ("+q+") AS a"+strconv.Itoa(i))
+		args = append(args, a...)
+	}
+	args = append(args, p.Limit)
+	return strings.Join(parts, " UNION ALL ") + pageOrder(p) + " LIMIT " + d.Param(len(args)), args
 }
 
 type eq struct{ column, value string }
@@ -101,11 +113,26 @@ func sourceIndex(p engine.PageParams, table, providerColumn string) index {
 }
 
 func build(d Dialect, p engine.PageParams, table, columns string, idx index, filters ...eq) (string, []any) {
+	return buildAt(d, 0, p, table, columns, idx, filters...)
+}
+
+// pageOrder is the ORDER BY of a page: newest first, or oldest first
+// when it ends before a cursor.
+func pageOrder(p engine.PageParams) string {
+	if p.Before != nil {
+		return " ORDER BY created_at, id"
+	}
+	return " ORDER BY created_at DESC, id DESC"
+}
+
+// buildAt is build for a query whose parameters come after skip others.
+func buildAt(d Dialect, skip int, p engine.PageParams, table, columns string, idx index, filters ...eq) (string, []any) {
 	var conds []string
 	var args []any
+	param := func() string { return d.Param(skip + len(args)) }
 	add := func(cond string, v any) {
 		args = append(args, v)
-		conds = append(conds, strings.ReplaceAll(cond, "?", d.Param(len(args))))
+		conds = append(conds, strings.ReplaceAll(cond, "?", param()))
 	}
 	add("organization_id = ?", p.OrganizationID)
 	for _, f := range filters {
@@ -122,14 +149,14 @@ func build(d Dialect, p engine.PageParams, table, columns string, idx index, fil
 	if !p.CreatedLT.IsZero() {
 		add("created_at < ?", d.Time(p.CreatedLT))
 	}
-	order := " ORDER BY created_at DESC, id DESC"
+	order := pageOrder(p)
 	cursor, op := p.After, "<"
 	if p.Before != nil {
-		cursor, op, order = p.Before, ">", " ORDER BY created_at, id"
+		cursor, op = p.Before, ">"
 	}
 	if cursor != nil {
 		args = append(args, d.Time(cursor.CreatedAt), cursor.ID)
-		conds = append(conds, "(created_at, id) "+op+" ("+d.Param(len(args)-1)+", "+d.Param(len(args))+")")
+		conds = append(conds, "(created_at, id) "+op+" ("+d.Param(skip+len(args)-1)+", "+d.Param(skip+len(args))+")")
 	}
 	from := table
 	if idx.name != "" && d.Hint != nil {
@@ -139,6 +166,6 @@ func build(d Dialect, p engine.PageParams, table, columns string, idx index, fil
 	}
 	args = append(args, p.Limit)
 	q := "SELECT " + columns + " FROM " + from + " WHERE " + strings.Join(conds, " AND ") + order +
-		" LIMIT " + d.Param(len(args))
+		" LIMIT " + param()
 	return q, args
 }

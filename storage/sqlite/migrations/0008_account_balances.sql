@@ -1,4 +1,5 @@
--- Issue 18: balances cost the same at any ledger size. One row per
+-- Balances cost the same at any ledger size, so that a request never sums
+-- history. One row per
 -- (organization, account) holds the sum of its entries; CreateJournal adds
 -- each journal's totals to it in the journal's own transaction. The
 -- entries stay the append-only truth: `payd admin ledger verify` recomputes

@@ -1,5 +1,5 @@
--- Issue 20: lists newest first by keyset, each served by an index in the
--- list's order ((created_at, id) after the columns it filters on), and the
+-- Lists newest first by keyset, so that a page costs the same at any
+-- history: each served by an index in the list's order ((created_at, id) after the columns it filters on), and the
 -- organization's balance movements with the balance after each.
 -- Conventions as in 0001-0011.
 

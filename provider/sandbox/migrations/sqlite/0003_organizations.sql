@@ -1,6 +1,6 @@
 -- Storage's migration 0010 before migration lines.
 -- The sandbox provider's payments and payouts belong to an organization
--- (issue 15): a payment one organization records proves only its own
+-- so that one tenant cannot pay another's deposits: a payment one organization records proves only its own
 -- deposits, and its outage switch reaches only its own payouts. Rows from
 -- before have no organization ('') and prove nothing to anyone.
 

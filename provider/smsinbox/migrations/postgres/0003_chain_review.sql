@@ -1,7 +1,7 @@
 -- Storage's migration 0013 before migration lines.
--- The SMS inbox's balance chain heals itself and the operator reviews it
--- (issue 19): a run of held messages consistent among themselves
--- re-synchronizes the chain over a gap, recorded in sms_gaps and counted
+-- The SMS inbox's balance chain heals itself and the operator reviews it,
+-- so that one lost message does not stall a wallet: a run of held
+-- messages consistent among themselves re-synchronizes the chain over a gap, recorded in sms_gaps and counted
 -- per wallet; the operator approves or rejects a held message, or pastes
 -- one the phone missed. Conventions as in 0001-0007.
 

@@ -1,5 +1,5 @@
 -- Storage's migration 0015 before migration lines.
--- Off-the-shelf Android forwarders on the SMS inbox (issue 19): a device's
+-- Off-the-shelf Android forwarders on the SMS inbox: a device's
 -- own silence, its signing secret, the SIM slot of each wallet it proves,
 -- and the signatures it already used. Conventions as in 0001-0007.
 

@@ -1,5 +1,5 @@
 -- Storage's migration 0007 before migration lines.
--- The SMS inbox after the security review of issue 15: held messages are
+-- The SMS inbox after the security review (a forger holding a device token): held messages are
 -- found by the balance they follow (an index, not a scan), counted per
 -- wallet and status (the cap on held messages, the operator's alarms),
 -- bounded per organization by its settings; and a payout an SMS matched can

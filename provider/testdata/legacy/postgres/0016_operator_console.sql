@@ -1,4 +1,4 @@
--- The operator console (issue 22): operators, their sessions, payment
+-- The operator console: operators, their sessions, payment
 -- links, and the indexes of the console's searches. Conventions as in
 -- 0001-0011: times are TIMESTAMPTZ, amounts NUMERIC, IDs in the C collation.
 

@@ -6,7 +6,8 @@
 // It prints the base URL for payd admin bkash connect --base-url and the
 // credentials it accepts. Its payment page has the payer's actions (pay
 // from a number, cancel, fail), each sending the browser to payd's
-// callback.
+// callback; POST /app/pay (amount, payer) is a payer paying the merchant
+// in the bKash app and answers the TrxID that bKash's search then finds.
 package main
 
 import (
