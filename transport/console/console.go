@@ -230,6 +230,7 @@ var routes = []struct {
 	{"POST /console/wallets/{id}/disable", engine.RoleOperator, (*server).walletDisable},
 	{"POST /console/wallets/{id}/limits", engine.RoleOperator, (*server).walletLimits},
 	{"POST /console/events/{id}/redeliver", engine.RoleOperator, (*server).redeliver},
+	{"POST /console/ipns/{link}/redeliver", engine.RoleOperator, (*server).ipnRedeliver},
 	{"POST /console/webhooks/{id}/test", engine.RoleOperator, (*server).webhookTest},
 	{"POST /console/webhooks/{id}/enable", engine.RoleOperator, (*server).webhookEnable},
 	{"POST /console/links", engine.RoleOperator, (*server).linkCreate},

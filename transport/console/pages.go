@@ -832,6 +832,9 @@ type webhooksData struct {
 	// Tested is the endpoint just sent a test post, and what it answered.
 	Tested, TestError string
 	TestStatus        int
+	// IPNs are the organization's UddoktaPay-compatible IPNs, newest
+	// first: the other notifications payd posts for it.
+	IPNs []*engine.CompatIPN
 }
 
 func (s *server) webhooks(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -914,8 +917,20 @@ func (s *server) renderWebhooks(w http.ResponseWriter, r *http.Request, q *reque
 			return err
 		}
 		slices.Reverse(data.Events)
+		if data.IPNs, err = s.eng.ListCompatIPNs(r.Context(), q.org, 50); err != nil {
+			return err
+		}
 	}
 	return s.render(w, r, q, status, "webhooks", "webhooks", data)
+}
+
+// ipnRedeliver queues a finished UddoktaPay IPN again (the engine audits
+// it); another organization's is not_found.
+func (s *server) ipnRedeliver(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.eng.RedeliverCompatIPN(q.ctx(r), q.org, r.PathValue("link")); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/webhooks", "done_ipn_redeliver")
 }
 
 func (s *server) redeliver(w http.ResponseWriter, r *http.Request, q *request) error {
