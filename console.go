@@ -164,6 +164,14 @@ func (a inboxConsole) RevokeDevice(ctx context.Context, orgID, deviceID string) 
 	return err
 }
 
+func (a inboxConsole) AddDevice(ctx context.Context, p console.AddDevice) (*console.NewDevice, error) {
+	c, err := a.inbox.AddDevice(ctx, smsinbox.AddDeviceParams{OrganizationID: p.OrganizationID, Name: p.Name, WalletIDs: p.WalletIDs, SigningSecret: p.SigningSecret})
+	if err != nil {
+		return nil, err
+	}
+	return &console.NewDevice{ID: c.Device.ID, Token: c.Token, SigningSecret: c.SigningSecret}, nil
+}
+
 func (a inboxConsole) RotateDevice(ctx context.Context, orgID, deviceID string) (string, error) {
 	c, err := a.inbox.RotateDevice(ctx, orgID, deviceID)
 	if err != nil {
@@ -184,6 +192,11 @@ func withConsole(api http.Handler, h *console.Handlers, apiPrefix string, mountC
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		switch {
+		case mountConsole && apiPrefix != "" && p == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+			strings.Contains(r.Header.Get("Accept"), "text/html"):
+			// The root is no API path: a browser is led to the console; a
+			// client of the API still gets its JSON 404 and hint.
+			http.Redirect(w, r, h.Mount()+console.Path+"/", http.StatusSeeOther)
 		case apiPrefix != "" && under(p, apiPrefix):
 			api.ServeHTTP(w, r)
 		case mountConsole && under(p, console.Path):

@@ -131,6 +131,9 @@ func (m *mounted) do(method, target string, form url.Values) answer {
 			strings.HasPrefix(link, "https://shop.example/") || strings.HasPrefix(link, "data:") {
 			continue // the page itself, or the merchant's return URL
 		}
+		if strings.HasPrefix(link, "https://wa.me/") || strings.HasPrefix(link, "sms:") || strings.HasPrefix(link, "mailto:") {
+			continue // a payment link shared by the operator's apps
+		}
 		m.underMount("a link on "+target, link)
 	}
 	return a

@@ -382,7 +382,7 @@ func New(cfg Config) (*App, error) {
 			tc.Sandbox = sb
 		}
 	}
-	cc := console.Config{Engine: eng, PublicURL: cfg.PublicURL, Mount: mount, Logger: cfg.Logger, TrustedProxies: cfg.TrustedProxies}
+	cc := console.Config{Engine: eng, PublicURL: cfg.PublicURL, Mount: mount, Logger: cfg.Logger, TrustedProxies: cfg.TrustedProxies, Sandbox: tc.Sandbox != nil, APIPrefix: prefix}
 	// The SMS inbox's operations take its own types, which transport and
 	// console cannot name: its adapters are here.
 	if inbox != nil {

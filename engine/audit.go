@@ -27,6 +27,7 @@ const (
 	AuditWebhookEnable       = "webhook.enable"
 	AuditWebhookRotateSecret = "webhook.rotate_secret"
 	AuditWebhookRedeliver    = "webhook.redeliver"
+	AuditCompatIPNRedeliver  = "compat_ipn.redeliver"
 )
 
 // The actor recorded when the context names none, and the longest one kept.

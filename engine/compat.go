@@ -638,3 +638,43 @@ func (e *Engine) GetCompatIPN(ctx context.Context, orgID, invoiceID string) (*Co
 	})
 	return ipn, err
 }
+
+// ListCompatIPNs returns up to limit IPNs of an organization, newest
+// first, for the console.
+func (e *Engine) ListCompatIPNs(ctx context.Context, orgID string, limit int) ([]*CompatIPN, error) {
+	var out []*CompatIPN
+	err := e.store.ReadTx(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		out, err = tx.Console().ListCompatIPNs(ctx, orgID, limit)
+		return err
+	})
+	return out, err
+}
+
+// RedeliverCompatIPN queues again the IPN of the organization's invoice
+// whose link is linkID, with a fresh retry schedule, audited: an operator's
+// answer to a merchant whose site was down past the last retry. A pending
+// IPN is already queued and is left alone (no second post while one is in
+// flight); another organization's is not_found.
+func (e *Engine) RedeliverCompatIPN(ctx context.Context, orgID, linkID string) error {
+	err := e.inTx(ctx, func(ctx context.Context, tx Tx) error {
+		ipn, err := tx.Console().LockCompatIPN(ctx, linkID)
+		if err != nil || ipn.OrganizationID != orgID {
+			return Errorf(CodeNotFound, "IPN not found")
+		}
+		if ipn.Status == DeliveryPending {
+			return nil
+		}
+		now := e.now()
+		ipn.Status, ipn.Attempts, ipn.NextAttemptAt = DeliveryPending, 0, now
+		ipn.LeaseOwner, ipn.LeasedUntil, ipn.UpdatedAt = "", time.Unix(0, 0).UTC(), now
+		if err := tx.Console().UpdateCompatIPN(ctx, ipn); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, AuditCompatIPNRedeliver, orgID, linkID, nil)
+	})
+	if err == nil {
+		e.wakeWorkers()
+	}
+	return err
+}

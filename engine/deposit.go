@@ -219,6 +219,9 @@ func (e *Engine) createDeposit(ctx context.Context, p CreateDepositParams, link 
 	if req.CheckoutMode == CheckoutH2H && !org.H2HEnabled {
 		return nil, false, Errorf(CodeForbidden, "h2h deposits are not enabled for this organization")
 	}
+	if !org.MethodEnabled(req.PaymentMethod) {
+		return nil, false, Errorf(CodeForbidden, "payment_method: the organization has turned %s off", req.PaymentMethod)
+	}
 
 	now := e.now()
 	d, method, err := e.newDeposit(ctx, req, org, now)

@@ -61,6 +61,7 @@
 //	event.go         events, written with their deliveries in the change's transaction
 //	webhook.go       webhook endpoints and their secrets
 //	delivery.go      posting events to endpoints: retries, redelivery, history
+//	webhooktest.go   a signed test post to an endpoint, on an operator's request
 //	worker.go        Run: the background loop, wake-ups and leases
 //	observe.go       Observer (outcomes told after their commit, for metrics) and Queues
 //	view.go          the wire shapes of deposits and withdrawals
@@ -68,6 +69,7 @@
 //	audit.go         the audit log of administrative actions
 //	operator.go      console operators: accounts, lockout, sessions
 //	paymentlink.go   payment links: an amount a payer pays through the checkout
+//	payable.go       the methods a payer can pay an organization by now
 //	compat.go        the UddoktaPay-compatible checkout: its key, invoices (payment links), IPNs
 //	console.go       the console's searches, counts and wallet limits
 //	errors.go        the contract's error codes and the store's errors

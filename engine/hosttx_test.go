@@ -410,6 +410,10 @@ func TestCreateDepositTxErrorLeavesHostTx(t *testing.T) {
 		if _, _, err := f.eng.CreateDeposit(f.ctx, h2hParams(f.org.ID, "taken")); err != nil {
 			t.Fatal(err)
 		}
+		off := []string{"upi"}
+		if _, err := f.eng.UpdateOrganization(f.ctx, f.org.ID, engine.OrganizationSettings{DisabledMethods: &off}); err != nil {
+			t.Fatal(err)
+		}
 		before := h.dump()
 		x, err := h.begin()
 		if err != nil {
@@ -426,6 +430,12 @@ func TestCreateDepositTxErrorLeavesHostTx(t *testing.T) {
 		nagad.PaymentMethod = "nagad_agent"
 		if _, _, err := f.eng.CreateDepositTx(f.ctx, x.payd, nagad); err == nil {
 			t.Fatal("a deposit with no wallet to pay into was created")
+		}
+		// A method the organization turned off: refused, nothing written.
+		if _, _, err := f.eng.CreateDepositTx(f.ctx, x.payd, engine.CreateDepositParams{
+			OrganizationID: f.org.ID, Amount: "300", PaymentMethod: "upi", RedirectURL: "https://shop.example/r", MerchantID: "upi-1",
+		}); !isCode(err, engine.CodeForbidden) {
+			t.Fatalf("a deposit by a method turned off: %v, want forbidden", err)
 		}
 		// Withdrawals are not enabled: refused, nothing written.
 		if _, err := f.eng.CreateWithdrawalTx(f.ctx, x.payd, engine.CreateWithdrawalParams{

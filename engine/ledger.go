@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -86,8 +87,7 @@ type Entry struct {
 // depositCreditJournal credits a succeeded deposit: the organization gets
 // the amount minus the deposit fee.
 func depositCreditJournal(org *Organization, d *Deposit) *Journal {
-	// The fee never exceeds the amount: a deposit never costs its payee.
-	fee := decimal.Min(org.DepositFee(d.PaymentMethod).Of(d.Amount), d.Amount)
+	fee := org.DepositFeeOf(d.PaymentMethod, d.Amount)
 	j := &Journal{
 		OrganizationID: d.OrganizationID, Kind: JournalDepositCredit, Reference: d.ID,
 		Memo: "deposit " + d.MerchantID,
@@ -100,6 +100,12 @@ func depositCreditJournal(org *Organization, d *Deposit) *Journal {
 		j.Entries = append(j.Entries, Entry{AccountFees, fee})
 	}
 	return j
+}
+
+// DepositFeeOf is the fee of a deposit of amount by method at o's rates:
+// never more than the amount, so a deposit never costs its payee.
+func (o *Organization) DepositFeeOf(method string, amount decimal.Decimal) decimal.Decimal {
+	return decimal.Min(o.DepositFee(method).Of(amount), amount)
 }
 
 // Totals returns what the journal adds to each account's balance, one
@@ -218,6 +224,10 @@ type AdjustParams struct {
 	Amount string
 	Reason string
 	Actor  string
+	// JournalID, when set, is the adjustment's journal ID (NewID of
+	// PrefixJournal), chosen when its form was shown: the same form sent
+	// twice is one adjustment, the second refused as a conflict.
+	JournalID string
 }
 
 // AdjustBalance credits or debits an organization's available balance by
@@ -244,6 +254,9 @@ func (e *Engine) AdjustBalance(ctx context.Context, p AdjustParams) (*Journal, e
 	if actor == "" || len(actor) > 100 {
 		return nil, Invalid("actor", "must be 1 to 100 characters")
 	}
+	if p.JournalID != "" && !validJournalID(p.JournalID) {
+		return nil, Invalid("journal_id", "must be a journal ID")
+	}
 	for _, t := range [][2]string{{"reason", reason}, {"actor", actor}} {
 		if err := checkText(t[0], t[1]); err != nil {
 			return nil, err
@@ -263,10 +276,12 @@ func (e *Engine) AdjustBalance(ctx context.Context, p AdjustParams) (*Journal, e
 				FormatAmount(balances[AccountAvailable]), FormatAmount(amount.Neg()))
 		}
 		j = &Journal{
-			OrganizationID: p.OrganizationID, Kind: JournalAdjustment, Memo: reason, Actor: actor,
+			ID: p.JournalID, OrganizationID: p.OrganizationID, Kind: JournalAdjustment, Memo: reason, Actor: actor,
 			Entries: []Entry{{AccountAdjustments, amount.Neg()}, {AccountAvailable, amount}},
 		}
-		if err := e.writeJournal(ctx, tx, j, e.now()); err != nil {
+		if err := e.writeJournal(ctx, tx, j, e.now()); errors.Is(err, ErrDuplicate) {
+			return Errorf(CodeConflict, "journal_id: this adjustment is already made")
+		} else if err != nil {
 			return err
 		}
 		return e.audit(WithActor(ctx, actor), tx, AuditBalanceAdjust, p.OrganizationID, j.ID, map[string]string{
@@ -274,6 +289,20 @@ func (e *Engine) AdjustBalance(ctx context.Context, p AdjustParams) (*Journal, e
 		})
 	})
 	return j, err
+}
+
+// validJournalID reports whether id is one NewID(PrefixJournal) makes.
+func validJournalID(id string) bool {
+	rest, ok := strings.CutPrefix(id, PrefixJournal)
+	if !ok || len(rest) != 26 {
+		return false
+	}
+	for _, c := range []byte(rest) {
+		if !strings.ContainsRune(crockford, rune(c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // ListJournals returns an organization's ledger, oldest first.

@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +48,14 @@ type Organization struct {
 	WithdrawCommissionFixed   decimal.Decimal
 	MethodFees                MethodFees
 
+	// LogoURL (an https URL) and SupportContact (a phone number, an email
+	// address or a URL) are shown to payers beside Name; "" is none.
+	LogoURL        string
+	SupportContact string
+	// DisabledMethods are the deposit methods the organization turned off,
+	// in catalog order: no deposit, link or payer's page takes them.
+	DisabledMethods []string
+
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -66,6 +77,11 @@ type OrganizationSettings struct {
 	// removes a method's rule, so the default applies again.
 	DepositFees         map[string]*FeeRule
 	WithdrawCommissions map[string]*FeeRule
+	// LogoURL and SupportContact: "" removes them.
+	LogoURL        *string
+	SupportContact *string
+	// DisabledMethods replaces the methods turned off (empty: none).
+	DisabledMethods *[]string
 }
 
 // apply validates s and copies its set fields onto org.
@@ -79,6 +95,45 @@ func (s OrganizationSettings) apply(org *Organization) error {
 			return err
 		}
 		org.Name = name
+	}
+	if s.LogoURL != nil {
+		logo := strings.TrimSpace(*s.LogoURL)
+		if logo != "" {
+			u, err := url.Parse(logo)
+			if err != nil || u.Scheme != "https" || !LogoHost(u.Host) || u.User != nil || len(logo) > 500 {
+				return Invalid("logo_url", "must be an https URL of at most 500 characters, or empty")
+			}
+		}
+		org.LogoURL = logo
+	}
+	if s.DisabledMethods != nil {
+		var off []string
+		for _, m := range catalog {
+			if slices.Contains(*s.DisabledMethods, m.Name) {
+				off = append(off, m.Name)
+			}
+		}
+		for _, name := range *s.DisabledMethods {
+			if !isDepositMethod(name) {
+				return Invalid("disabled_methods", "must be deposit methods: "+OneOf(names(func(m Method) []string {
+					if m.IsDeposit() {
+						return []string{m.Name}
+					}
+					return nil
+				})))
+			}
+		}
+		org.DisabledMethods = off
+	}
+	if s.SupportContact != nil {
+		contact := strings.TrimSpace(*s.SupportContact)
+		if len(contact) > 200 {
+			return Invalid("support_contact", "must be at most 200 characters")
+		}
+		if err := checkText("support_contact", contact); err != nil {
+			return err
+		}
+		org.SupportContact = contact
 	}
 	setBool := func(dst *bool, src *bool) {
 		if src != nil {
@@ -266,6 +321,20 @@ type MethodFees struct {
 	Withdraw map[string]FeeRule `json:"withdraw,omitempty"`
 }
 
+// logoHost is a host name (letters, digits, dots, hyphens) with an
+// optional port: what a page's Content-Security-Policy may name as the
+// logo's origin, nothing that could add a directive.
+var logoHost = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?$`)
+
+// LogoHost reports whether host may be a logo's origin.
+func LogoHost(host string) bool { return logoHost.MatchString(host) }
+
+// MethodEnabled reports whether the organization takes deposits by method
+// (it has not turned it off).
+func (o *Organization) MethodEnabled(method string) bool {
+	return !slices.Contains(o.DisabledMethods, method)
+}
+
 // DepositFee is the fee rule of a deposit payment method.
 func (o *Organization) DepositFee(method string) FeeRule {
 	if r, ok := o.MethodFees.Deposit[method]; ok {
@@ -302,6 +371,15 @@ func (s OrganizationSettings) auditDetails() map[string]string {
 		if v != nil {
 			d[k] = strconv.FormatBool(*v)
 		}
+	}
+	if s.LogoURL != nil {
+		d["logo_url"] = *s.LogoURL
+	}
+	if s.DisabledMethods != nil {
+		d["disabled_methods"] = strings.Join(*s.DisabledMethods, ",")
+	}
+	if s.SupportContact != nil {
+		d["support_contact"] = *s.SupportContact
 	}
 	for k, v := range map[string]*time.Duration{"instructions_window": s.InstructionsWindow, "redirect_window": s.RedirectWindow} {
 		if v != nil {

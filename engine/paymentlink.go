@@ -73,6 +73,12 @@ func (e *Engine) CreatePaymentLink(ctx context.Context, orgID, amount, note stri
 	if err := checkText("note", note); err != nil {
 		return nil, err
 	}
+	// A link no payer could pay is refused now, not at the payer's page.
+	if methods, err := e.PayableMethods(ctx, orgID, a); err != nil {
+		return nil, notFound(err, "organization")
+	} else if len(methods) == 0 {
+		return nil, errNoMethodTakes(a)
+	}
 	now := e.now()
 	l := &PaymentLink{
 		ID: NewID(PrefixPaymentLink, now), OrganizationID: orgID, Amount: a, Note: note, Token: RandomToken(18),

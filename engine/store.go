@@ -599,6 +599,9 @@ type CompatTx interface {
 	// not leased, earliest due first, skipping rows another transaction
 	// has locked.
 	ClaimDueCompatIPNs(ctx context.Context, p ClaimParams) ([]*CompatIPN, error)
+	// ListCompatIPNs returns up to limit IPNs of an organization, newest
+	// first, from an index of the organization's: the console's list.
+	ListCompatIPNs(ctx context.Context, organizationID string, limit int) ([]*CompatIPN, error)
 	// UpdateCompatIPN writes status, attempts, next attempt, lease, last
 	// outcome and updated_at. Returns ErrNotFound if it does not exist.
 	UpdateCompatIPN(ctx context.Context, ipn *CompatIPN) error

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/payd-engine/payd/engine"
+	"github.com/payd-engine/payd/internal/taka"
 )
 
 // The hosted checkout is server-rendered HTML with inline CSS and one tiny
@@ -60,11 +61,19 @@ type checkoutView struct {
 	Token, PageURL, Mount string
 	NotFound              bool
 
-	Amount, ChannelName, ChannelClass, OperationName string
-	Status, StatusText                               string
-	Instructions                                     bool
-	RecipientPhone, RecipientName                    string
-	QR                                               template.HTML
+	// Shop is the organization's name, Reference the merchant's order;
+	// Logo and Support its logo URL and support contact ("" for none).
+	Shop, Reference, Logo, Support string
+
+	// Amount is the amount as a form sends it; AmountShown as the payer
+	// reads it, grouped in lakhs (৳1,20,000.00 is written 1,20,000.00),
+	// in ASCII digits in both languages as wallet apps show it.
+	Amount, AmountShown                      string
+	ChannelName, ChannelClass, OperationName string
+	Status, StatusText                       string
+	Instructions                             bool
+	RecipientPhone, RecipientName            string
+	QR                                       template.HTML
 
 	// Open: the payer can still pay. Verifying: a payment is being
 	// checked. Neither: the outcome is shown with the way back.
@@ -87,7 +96,9 @@ type checkoutView struct {
 
 	ResultStatus, Outcome, PaidTxID, ReturnURL string
 
-	Notice, Error, ErrorCode string
+	// Error is a refusal in one plain sentence, shown beside ErrorField
+	// ("" above the form); ErrorCode is the contract's code, for tools.
+	Notice, Error, ErrorCode, ErrorField string
 }
 
 // T is the template's message lookup in the page's language.
@@ -120,6 +131,17 @@ type pageMessage struct {
 	err    *engine.Error
 	txID   string
 	payer  string
+	amount string
+}
+
+// keepTyped is a form value put back into the form after a refusal:
+// trimmed and bounded (the page escapes it).
+func keepTyped(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) > 32 {
+		v = v[:32]
+	}
+	return v
 }
 
 func (s *server) renderCheckout(w http.ResponseWriter, r *http.Request, status int, msg pageMessage) error {
@@ -134,6 +156,7 @@ func (s *server) renderCheckout(w http.ResponseWriter, r *http.Request, status i
 	v.LangSwitchURL = "?lang=" + v.OtherLang
 	v.PageURL = s.mount + "/checkout/" + url.PathEscape(token) + "?lang=" + lang
 	v.Nonce = newNonce()
+	v.Sandbox = s.sandbox != nil
 
 	d, err := s.depositByToken(r.Context(), token)
 	var e *engine.Error
@@ -145,6 +168,14 @@ func (s *server) renderCheckout(w http.ResponseWriter, r *http.Request, status i
 	default:
 		if err := s.fillCheckout(v, d, msg); err != nil {
 			return err
+		}
+		v.Reference = d.MerchantID
+		if g, ok := s.engine.(organizationGetter); ok {
+			org, err := g.GetOrganization(r.Context(), d.OrganizationID)
+			if err != nil {
+				return err
+			}
+			v.Shop, v.Logo, v.Support = org.Name, org.LogoURL, org.SupportContact
 		}
 	}
 	var page bytes.Buffer
@@ -158,11 +189,21 @@ func (s *server) renderCheckout(w http.ResponseWriter, r *http.Request, status i
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Vary", "Accept-Language")
+	img := ""
+	if u, err := url.Parse(v.Logo); v.Logo != "" && err == nil && u.Scheme == "https" && engine.LogoHost(u.Host) {
+		img = "; img-src https://" + u.Host // the organization's logo, and nothing else
+	}
 	h.Set("Content-Security-Policy", fmt.Sprintf(
-		"default-src 'none'; script-src 'nonce-%[1]s'; style-src 'nonce-%[1]s'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'", v.Nonce))
+		"default-src 'none'; script-src 'nonce-%[1]s'; style-src 'nonce-%[1]s'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'%[2]s", v.Nonce, img))
 	w.WriteHeader(status)
 	_, err = page.WriteTo(w)
 	return err
+}
+
+// organizationGetter is an Engine that names a deposit's organization on
+// its checkout (the engine's does).
+type organizationGetter interface {
+	GetOrganization(ctx context.Context, id string) (*engine.Organization, error)
 }
 
 func (s *server) depositByToken(ctx context.Context, token string) (*engine.Deposit, error) {
@@ -177,6 +218,7 @@ func (s *server) fillCheckout(v *checkoutView, d *engine.Deposit, msg pageMessag
 	now := s.engine.Now()
 	lang := v.Lang
 	v.Amount = engine.FormatAmount(d.Amount)
+	v.AmountShown = taka.Plain(d.Amount, taka.English)
 	v.ChannelName = channelNames[lang][d.Channel]
 	if v.ChannelName == "" {
 		v.ChannelName = d.PaymentMethod
@@ -189,6 +231,9 @@ func (s *server) fillCheckout(v *checkoutView, d *engine.Deposit, msg pageMessag
 	v.Instructions = d.Action == engine.ActionDisplayInstructions || d.WalletCheckout()
 	v.Sandbox = s.sandbox != nil
 	v.PayerPhone = d.PayerPhone
+	if msg.payer != "" {
+		v.PayerPhone = msg.payer // what the payer typed, refused
+	}
 	v.TxID = msg.txID
 	if v.Instructions {
 		v.OperationName = translate(lang, "op_"+d.Operation)
@@ -248,7 +293,7 @@ func (s *server) fillCheckout(v *checkoutView, d *engine.Deposit, msg pageMessag
 	}
 	if e := msg.err; e != nil {
 		v.ErrorCode = e.Code
-		v.Error = checkoutErrorText(lang, e)
+		v.Error, v.ErrorField = checkoutErrorText(lang, e)
 	}
 	return nil
 }
@@ -281,20 +326,27 @@ func returnURL(redirectURL, depositID, status string) string {
 	return u.String()
 }
 
-// checkoutErrorText is a refused action in the payer's words.
-func checkoutErrorText(lang string, e *engine.Error) string {
+// checkoutErrorText is a refused action in the payer's words, and the
+// field it is about ("" for none).
+func checkoutErrorText(lang string, e *engine.Error) (text, field string) {
 	switch e.Code {
 	case engine.CodeAttemptInProgress, engine.CodeTransactionIDUsed, engine.CodeDepositTerminal, engine.CodeVerificationUnavailable:
-		return translate(lang, "err_"+e.Code)
+		return translate(lang, "err_"+e.Code), ""
 	case engine.CodeAttemptLimitReached:
-		return translate(lang, "err_attempt_limit_reached", engine.MaxAttempts)
+		return translate(lang, "err_attempt_limit_reached", engine.MaxAttempts), ""
 	case engine.CodeInvalidRequest:
-		if strings.HasPrefix(e.Message, "provider_transaction_id:") || strings.HasPrefix(e.Message, "transaction_id:") {
-			return translate(lang, "err_invalid_txid")
+		field, _, _ := strings.Cut(e.Message, ":")
+		switch field {
+		case "provider_transaction_id", "transaction_id":
+			return translate(lang, "err_invalid_txid"), "transaction_id"
+		case "payer_phone":
+			return translate(lang, "err_payer_phone"), "payer_phone"
+		case "amount":
+			return translate(lang, "err_amount"), "amount"
 		}
-		return translate(lang, "err_invalid_request", e.Message)
+		return translate(lang, "err_invalid_request"), ""
 	}
-	return translate(lang, "err_other", e.Message)
+	return translate(lang, "err_other"), ""
 }
 
 func newNonce() string {
@@ -353,8 +405,10 @@ func (s *server) checkoutPay(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return s.afterCheckoutAction(w, r, err, pageMessage{})
 	}
+	// What the payer typed stays in the form if it is refused.
+	typed := pageMessage{payer: keepTyped(r.PostForm.Get("payer_phone")), amount: keepTyped(r.PostForm.Get("amount"))}
 	if !d.Actionable(s.engine.Now()) {
-		return s.afterCheckoutAction(w, r, engine.Errorf(engine.CodeDepositTerminal, "deposit: it is %s", d.Status), pageMessage{})
+		return s.afterCheckoutAction(w, r, engine.Errorf(engine.CodeDepositTerminal, "deposit: it is %s", d.Status), typed)
 	}
 	outcome := r.PostForm.Get("outcome")
 	if outcome != engine.TransactionFailed {
@@ -374,7 +428,7 @@ func (s *server) checkoutPay(w http.ResponseWriter, r *http.Request) error {
 			payment.Amount = a
 		}
 		if _, err := s.sandbox.RecordPayment(r.Context(), payment); err != nil {
-			return s.afterCheckoutAction(w, r, err, pageMessage{})
+			return s.afterCheckoutAction(w, r, err, typed)
 		}
 		return s.redirectToPage(w, r, "&sandbox=1&txid="+txID)
 	}
@@ -382,7 +436,7 @@ func (s *server) checkoutPay(w http.ResponseWriter, r *http.Request) error {
 	if err == nil {
 		_, err = s.engine.SubmitCheckoutPayment(r.Context(), token, txID)
 	}
-	return s.afterCheckoutAction(w, r, err, pageMessage{})
+	return s.afterCheckoutAction(w, r, err, typed)
 }
 
 // checkoutCancel ends a redirect deposit as cancelled, at the payer's

@@ -140,7 +140,7 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 			if p.status != http.StatusBadRequest {
 				t.Fatalf("status %d", p.status)
 			}
-			p.mustContain(t, "3 to 64 letters and digits", "<code>invalid_request</code>")
+			p.mustContain(t, "3 to 64 letters and digits", `data-code="invalid_request"`)
 		}
 		checkoutPost(t, base+"/verify?lang=bn", url.Values{"transaction_id": {"ab"}}).mustContain(t, "৩ থেকে ৬৪টি অক্ষর")
 	})
@@ -160,7 +160,7 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 			t.Fatalf("status %d", p.status)
 		}
 		// Rendered on the POST, the page reloads the canonical page URL.
-		p.mustContain(t, "Another transaction ID is being verified", "<code>attempt_in_progress</code>",
+		p.mustContain(t, "Another transaction ID is being verified", `data-code="attempt_in_progress"`,
 			`content="2; url=/checkout/`+h.checkoutToken(org, id)+`?lang=en"`)
 		h.Work()
 		checkoutGet(t, base, "").mustContain(t, "could not be verified: the amount paid is not exactly the amount due", "2 of 3 attempts left")
@@ -172,7 +172,7 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 		if p.status != http.StatusConflict {
 			t.Fatalf("status %d", p.status)
 		}
-		p.mustContain(t, "already been used for another payment", "<code>transaction_id_used</code>", `value="TXONE"`)
+		p.mustContain(t, "already been used for another payment", `data-code="transaction_id_used"`, `value="TXONE"`)
 	})
 	t.Run("attempt_limit_reached", func(t *testing.T) {
 		for _, tx := range []string{"TXTWO", "TXTHREE"} {
@@ -189,7 +189,7 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 		if p.status != http.StatusConflict {
 			t.Fatalf("status %d", p.status)
 		}
-		p.mustContain(t, "All 3 attempts for this payment have been used", "<code>attempt_limit_reached</code>")
+		p.mustContain(t, "All 3 attempts for this payment have been used", `data-code="attempt_limit_reached"`)
 	})
 	t.Run("deposit_terminal", func(t *testing.T) {
 		late := h.CreateH2H(org, h2h(kv{"merchant_id", `"p3"`}))
@@ -199,7 +199,7 @@ func TestCheckoutInstructionsPage(t *testing.T) {
 		if p.status != http.StatusConflict {
 			t.Fatalf("status %d", p.status)
 		}
-		p.mustContain(t, "This payment is closed", "<code>deposit_terminal</code>")
+		p.mustContain(t, "This payment is closed", `data-code="deposit_terminal"`)
 		// Past the deadline the page leads back with the outcome the
 		// merchant will read, before and after the expiry worker ran.
 		checkoutGet(t, lateBase, "").mustContain(t, "This checkout has expired.", "status=expired")
@@ -254,5 +254,5 @@ func TestCheckoutSandboxInstructions(t *testing.T) {
 	h.Work()
 	checkoutGet(t, base2, "").mustContain(t, "the payment was made from another number")
 	// A bad phone is refused in plain words.
-	checkoutPost(t, base2+"/pay", url.Values{"payer_phone": {"12"}}).mustContain(t, "Check what you entered: payer_phone:", "<code>invalid_request</code>")
+	checkoutPost(t, base2+"/pay", url.Values{"payer_phone": {"12"}}).mustContain(t, "11 digits starting with 01", `data-code="invalid_request"`, `value="12"`, `class="field-error"`)
 }

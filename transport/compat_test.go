@@ -2,8 +2,10 @@ package transport_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -220,5 +222,81 @@ func TestCompatIPNPrivateAddress(t *testing.T) {
 	ipn, err := h.Engine.GetCompatIPN(ctx, a.ID, inv)
 	if err != nil || !strings.Contains(ipn.LastError, "not a public address") || len(recv.Deliveries()) != 0 {
 		t.Fatalf("an IPN to loopback: %+v %v, %d posts", ipn, err, len(recv.Deliveries()))
+	}
+}
+
+// TestCompatIPNRedeliver: an IPN the merchant's site refused past the last
+// retry is queued again by an operator of its organization (audited), with
+// a fresh schedule, and delivered; another organization cannot name it,
+// and a queued one is left alone.
+func TestCompatIPNRedeliver(t *testing.T) {
+	h := newHarness(t, func(c *payd.Config) { c.Webhooks = transport.NewWebhookClient(true) })
+	a := h.newCompatOrg()
+	other := h.newCompatOrg()
+	ctx := context.Background()
+	var up atomic.Bool
+	recv := paydtest.NewReceiver(t, func(int) (int, map[string]string) {
+		if up.Load() {
+			return http.StatusOK, nil
+		}
+		return http.StatusServiceUnavailable, nil
+	})
+	inv := invoiceOf(t, h.compat("checkout-v2", a.compatKey, strings.Replace(compatCheckoutBody(`"150"`), "https://shop.example/ipn", recv.URL+"/ipn", 1)))
+	h.payInvoice(a, inv, "UPIPN0003", "150.00")
+	ipn, err := h.Engine.GetCompatIPN(ctx, a.ID, inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Engine.RedeliverCompatIPN(ctx, a.ID, ipn.LinkID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.Engine.GetCompatIPN(ctx, a.ID, inv); got.Attempts != 0 || got.Status != engine.DeliveryPending {
+		t.Fatalf("a queued IPN redelivered: %+v", got)
+	}
+	for i := 0; i < 30 && ipn.Status != engine.DeliveryExhausted; i++ {
+		if _, err := h.Engine.DeliverCompatIPNs(ctx); err != nil {
+			t.Fatal(err)
+		}
+		h.Clock.Add(48 * time.Hour)
+		ipn, _ = h.Engine.GetCompatIPN(ctx, a.ID, inv)
+	}
+	if ipn.Status != engine.DeliveryExhausted {
+		t.Fatalf("after the retries: %+v, want exhausted", ipn)
+	}
+	posts := len(recv.Deliveries())
+
+	var e *engine.Error
+	if err := h.Engine.RedeliverCompatIPN(ctx, other.ID, ipn.LinkID); !errors.As(err, &e) || e.Code != engine.CodeNotFound {
+		t.Fatalf("another organization's IPN: %v, want not_found", err)
+	}
+	if got, _ := h.Engine.GetCompatIPN(ctx, a.ID, inv); got.Status != engine.DeliveryExhausted {
+		t.Fatalf("another organization's redeliver changed it: %+v", got)
+	}
+	up.Store(true)
+	if err := h.Engine.RedeliverCompatIPN(engine.WithActor(ctx, "op@shop.example"), a.ID, ipn.LinkID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Engine.DeliverCompatIPNs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.Engine.GetCompatIPN(ctx, a.ID, inv); got.Status != engine.DeliveryDelivered || got.Attempts != 1 || len(recv.Deliveries()) != posts+1 {
+		t.Fatalf("redelivered: %+v after %d posts, want delivered at the first attempt", got, len(recv.Deliveries())-posts)
+	}
+	entries, err := h.Engine.ListAudit(ctx, a.ID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, en := range entries {
+		found = found || en.Action == engine.AuditCompatIPNRedeliver && en.Actor == "op@shop.example" && en.Subject == ipn.LinkID
+	}
+	if !found {
+		t.Errorf("no audit entry of the redelivery among %d", len(entries))
+	}
+	if got, _ := h.Engine.ListCompatIPNs(ctx, other.ID, 10); len(got) != 0 {
+		t.Errorf("another organization lists %d IPNs", len(got))
+	}
+	if got, _ := h.Engine.ListCompatIPNs(ctx, a.ID, 10); len(got) != 1 || got[0].LinkID != ipn.LinkID {
+		t.Errorf("the organization lists %+v", got)
 	}
 }

@@ -120,7 +120,7 @@ func TestBrowserCheckout(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.open(*dep.RedirectURL)
-		if got := b.text("#amount"); !strings.Contains(got, "1250.50") {
+		if got := b.text("#amount"); got != "1,250.50 BDT" {
 			t.Fatalf("amount shown: %q", got)
 		}
 		if got := b.text("#channel"); got != "bKash" {

@@ -305,8 +305,12 @@ func (b *browser) fullHeight() func() {
 	b.do(http.MethodPost, "/execute/sync", map[string]any{
 		"script": "return document.documentElement.scrollHeight", "args": []any{},
 	}, &h)
-	b.do(http.MethodPost, "/window/rect", map[string]any{"width": 412, "height": int(h) + 140}, nil)
-	return func() { b.do(http.MethodPost, "/window/rect", map[string]any{"width": 412, "height": 915}, nil) }
+	var rect struct{ Width, Height float64 }
+	b.do(http.MethodGet, "/window/rect", nil, &rect)
+	b.do(http.MethodPost, "/window/rect", map[string]any{"width": int(rect.Width), "height": int(h) + 140}, nil)
+	return func() {
+		b.do(http.MethodPost, "/window/rect", map[string]any{"width": int(rect.Width), "height": int(rect.Height)}, nil)
+	}
 }
 
 // hasText reports whether the page's visible text contains s.

@@ -181,3 +181,39 @@ func testCompatIPNClaimsConcurrent(t *testing.T, s Store) {
 		}
 	}
 }
+
+// testListCompatIPNs: an organization's IPNs, newest first, up to the
+// limit, never another organization's.
+func testListCompatIPNs(t *testing.T, s Store) {
+	mustOrgs(t, s, "org_1", "org_2")
+	epoch := time.Unix(0, 0).UTC()
+	for i, org := range []string{"org_1", "org_2", "org_1", "org_1"} {
+		id := fmt.Sprintf("plink_%d", i+1)
+		at := base.Add(time.Duration(i) * time.Second)
+		create(t, s, inConsole(engine.ConsoleTx.CreatePaymentLink), &engine.PaymentLink{ID: id, OrganizationID: org, Amount: dec("100"), Token: "tok_" + id, CreatedAt: at, UpdatedAt: at})
+		create(t, s, inConsole(engine.ConsoleTx.CreateCompatInvoice), &engine.CompatInvoice{LinkID: id, OrganizationID: org, Metadata: []byte("{}"),
+			RedirectURL: "https://s.example/", ReturnType: "GET", CancelURL: "https://s.example/", WebhookURL: "https://s.example/ipn", CreatedAt: at})
+		create(t, s, inConsole(engine.ConsoleTx.CreateCompatIPN), &engine.CompatIPN{LinkID: id, OrganizationID: org, Status: engine.DeliveryExhausted,
+			Attempts: 9, NextAttemptAt: at, LeasedUntil: epoch, LastStatusCode: 500, LastError: "HTTP 500", CreatedAt: at, UpdatedAt: at})
+	}
+	list := func(org string, limit int) string {
+		return joinIDs(get(t, s, func(ctx context.Context, tx engine.Tx) ([]*engine.CompatIPN, error) {
+			return tx.Console().ListCompatIPNs(ctx, org, limit)
+		}), func(p *engine.CompatIPN) string { return p.LinkID })
+	}
+	for _, c := range []struct {
+		org   string
+		limit int
+		want  string
+	}{{"org_1", 10, "4,3,1"}, {"org_1", 2, "4,3"}, {"org_2", 10, "2"}, {"org_3", 10, ""}, {"org_1", 0, ""}} {
+		if got := list(c.org, c.limit); got != c.want {
+			t.Errorf("%s, limit %d: %q, want %q", c.org, c.limit, got, c.want)
+		}
+	}
+	got := get(t, s, func(ctx context.Context, tx engine.Tx) ([]*engine.CompatIPN, error) {
+		return tx.Console().ListCompatIPNs(ctx, "org_2", 1)
+	})
+	assertEqual(t, got[0], &engine.CompatIPN{LinkID: "plink_2", OrganizationID: "org_2", Status: engine.DeliveryExhausted,
+		Attempts: 9, NextAttemptAt: base.Add(time.Second), LeasedUntil: epoch, LastStatusCode: 500, LastError: "HTTP 500",
+		CreatedAt: base.Add(time.Second), UpdatedAt: base.Add(time.Second)})
+}

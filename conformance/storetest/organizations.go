@@ -30,7 +30,9 @@ func testOrganizationRoundTrip(t *testing.T, s Store) {
 		InstructionsWindow: 17 * time.Minute, RedirectWindow: 2 * time.Hour,
 		DepositFeePercent: dec("1.25"), DepositFeeFixed: dec("3"),
 		WithdrawCommissionPercent: dec("0.0001"), WithdrawCommissionFixed: decimal.Decimal{},
-		CreatedAt: base, UpdatedAt: base.Add(time.Microsecond),
+		LogoURL: "https://cdn.acme.example/logo.png", SupportContact: "01711000000 · help@acme.example",
+		DisabledMethods: []string{"upi", "bkash_agent"},
+		CreatedAt:       base, UpdatedAt: base.Add(time.Microsecond),
 	}
 	create(t, s, engine.Tx.CreateOrganization, org)
 	assertEqual(t, getOrg(t, s, "org_1"), org)
@@ -39,6 +41,7 @@ func testOrganizationRoundTrip(t *testing.T, s Store) {
 	org.InstructionsWindow, org.RedirectWindow = time.Minute, 168*time.Hour
 	org.DepositFeePercent, org.DepositFeeFixed = dec("100"), dec("0.5")
 	org.WithdrawCommissionPercent, org.WithdrawCommissionFixed = decimal.Decimal{}, dec("12.3456")
+	org.LogoURL, org.SupportContact, org.DisabledMethods = "", "সাপোর্ট: 09610000000", nil
 	org.UpdatedAt = base.Add(time.Hour)
 	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateOrganization(ctx, org) })
 	org2 := newOrg("org_0")

@@ -124,6 +124,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"Keys", testCompatKeys},
 			{"Invoices", testCompatInvoices},
 			{"IPNs", testCompatIPNs},
+			{"ListIPNs", testListCompatIPNs},
 			{"IPNClaimsConcurrent", testCompatIPNClaimsConcurrent},
 		}},
 		{"Lists", []test{

@@ -85,6 +85,23 @@ func (p *Provider) fallbackCheckout(ctx context.Context, req engine.CheckoutRequ
 // CallbackPaths are the paths Callbacks serves (payd.CallbackPather).
 func (p *Provider) CallbackPaths() []string { return []string{CallbackPath} }
 
+var _ engine.CheckoutOfferer = (*Provider)(nil)
+
+// CheckoutOffer says which methods' checkouts open, for the payer pages:
+// bKash's own page takes the bkash method; every other method's checkout
+// is the fallback's, so its offer is the fallback's.
+func (p *Provider) CheckoutOffer(m engine.Method) (bool, string) {
+	switch o, ok := p.fallback.(engine.CheckoutOfferer); {
+	case m.Name == Method:
+		return true, ""
+	case p.fallback == nil:
+		return false, ""
+	case ok:
+		return o.CheckoutOffer(m)
+	}
+	return true, ""
+}
+
 // Callbacks serves bKash's callback (CallbackPath) under payd's handler.
 func (p *Provider) Callbacks() http.Handler {
 	mux := http.NewServeMux()

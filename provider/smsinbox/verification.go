@@ -23,6 +23,14 @@ func (p *Provider) StartCheckout(_ context.Context, req engine.CheckoutRequest) 
 	return &engine.Checkout{URL: base + "/checkout/" + req.Token, Operation: m.CheckoutOperation}, nil
 }
 
+// CheckoutOffer: the inbox opens the checkouts of the methods paid to a
+// personal wallet (engine.CheckoutOfferer), paid by its operation.
+func (p *Provider) CheckoutOffer(m engine.Method) (bool, string) {
+	return m.CheckoutOperation != "", m.CheckoutOperation
+}
+
+var _ engine.CheckoutOfferer = (*Provider)(nil)
+
 // transactionTypes are the payer's operations the credits prove.
 var transactionTypes = map[string]string{
 	smsparse.KindMoneyReceived:   engine.TransactionSendMoney,

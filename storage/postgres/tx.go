@@ -195,13 +195,15 @@ const orgColumns = schema.OrgColumns
 
 func scanOrganization(row scanner) (*engine.Organization, error) {
 	var o engine.Organization
+	var disabled string
 	err := row.Scan(&o.ID, &o.Name, &o.DepositsEnabled, &o.H2HEnabled, &o.WithdrawalsEnabled,
 		durationCol{&o.InstructionsWindow}, durationCol{&o.RedirectWindow},
 		&o.DepositFeePercent, &o.DepositFeeFixed, &o.WithdrawCommissionPercent, &o.WithdrawCommissionFixed,
-		methodFeesCol{&o.MethodFees}, timeCol{&o.CreatedAt}, timeCol{&o.UpdatedAt})
+		methodFeesCol{&o.MethodFees}, timeCol{&o.CreatedAt}, timeCol{&o.UpdatedAt}, &o.LogoURL, &o.SupportContact, &disabled)
 	if err != nil {
 		return nil, interpretError(err)
 	}
+	o.DisabledMethods = schema.SplitMethods(disabled)
 	return &o, nil
 }
 
@@ -227,11 +229,11 @@ func (t *tx) CreateOrganization(ctx context.Context, o *engine.Organization) err
 	if err != nil {
 		return err
 	}
-	return t.insert(ctx, "organization "+o.ID, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+params(14)+`)`,
+	return t.insert(ctx, "organization "+o.ID, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+params(17)+`)`,
 		o.ID, o.Name, o.DepositsEnabled, o.H2HEnabled, o.WithdrawalsEnabled,
 		int64(o.InstructionsWindow), int64(o.RedirectWindow),
 		o.DepositFeePercent, o.DepositFeeFixed, o.WithdrawCommissionPercent, o.WithdrawCommissionFixed,
-		fees, o.CreatedAt, o.UpdatedAt)
+		fees, o.CreatedAt, o.UpdatedAt, o.LogoURL, o.SupportContact, schema.JoinMethods(o.DisabledMethods))
 }
 
 func (t *tx) GetOrganization(ctx context.Context, id string) (*engine.Organization, error) {
@@ -248,12 +250,13 @@ func (t *tx) UpdateOrganization(ctx context.Context, o *engine.Organization) err
 	return t.exec(ctx, `UPDATE organizations SET name = $1, deposits_enabled = $2, h2h_enabled = $3,
 		withdrawals_enabled = $4, instructions_window_ns = $5, redirect_window_ns = $6,
 		deposit_fee_percent = $7, deposit_fee_fixed = $8, withdraw_commission_percent = $9,
-		withdraw_commission_fixed = $10, method_fees = $11, updated_at = $12
-		WHERE id = $13`,
+		withdraw_commission_fixed = $10, method_fees = $11, updated_at = $12, logo_url = $13, support_contact = $14,
+		disabled_methods = $15
+		WHERE id = $16`,
 		o.Name, o.DepositsEnabled, o.H2HEnabled, o.WithdrawalsEnabled,
 		int64(o.InstructionsWindow), int64(o.RedirectWindow),
 		o.DepositFeePercent, o.DepositFeeFixed, o.WithdrawCommissionPercent, o.WithdrawCommissionFixed,
-		fees, o.UpdatedAt, o.ID)
+		fees, o.UpdatedAt, o.LogoURL, o.SupportContact, schema.JoinMethods(o.DisabledMethods), o.ID)
 }
 
 func (t *tx) ListOrganizations(ctx context.Context) ([]*engine.Organization, error) {

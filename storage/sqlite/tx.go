@@ -97,14 +97,16 @@ const orgColumns = schema.OrgColumns
 
 func scanOrganization(row scanner) (*engine.Organization, error) {
 	var o engine.Organization
+	var disabled string
 	err := row.Scan(&o.ID, &o.Name, &o.DepositsEnabled, &o.H2HEnabled, &o.WithdrawalsEnabled,
 		&o.InstructionsWindow, &o.RedirectWindow,
 		decimalCol{&o.DepositFeePercent}, decimalCol{&o.DepositFeeFixed},
 		decimalCol{&o.WithdrawCommissionPercent}, decimalCol{&o.WithdrawCommissionFixed},
-		methodFeesCol{&o.MethodFees}, timeCol{&o.CreatedAt}, timeCol{&o.UpdatedAt})
+		methodFeesCol{&o.MethodFees}, timeCol{&o.CreatedAt}, timeCol{&o.UpdatedAt}, &o.LogoURL, &o.SupportContact, &disabled)
 	if err != nil {
 		return nil, interpretError(err)
 	}
+	o.DisabledMethods = schema.SplitMethods(disabled)
 	return &o, nil
 }
 
@@ -139,12 +141,12 @@ func (t *tx) CreateOrganization(ctx context.Context, o *engine.Organization) err
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+placeholders(14)+`)`,
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+placeholders(17)+`)`,
 		o.ID, o.Name, o.DepositsEnabled, o.H2HEnabled, o.WithdrawalsEnabled,
 		int64(o.InstructionsWindow), int64(o.RedirectWindow),
 		o.DepositFeePercent.String(), o.DepositFeeFixed.String(),
 		o.WithdrawCommissionPercent.String(), o.WithdrawCommissionFixed.String(),
-		fees, micros(o.CreatedAt), micros(o.UpdatedAt))
+		fees, micros(o.CreatedAt), micros(o.UpdatedAt), o.LogoURL, o.SupportContact, schema.JoinMethods(o.DisabledMethods))
 	return interpretError(err)
 }
 
@@ -160,13 +162,13 @@ func (t *tx) UpdateOrganization(ctx context.Context, o *engine.Organization) err
 	return t.exec(ctx, `UPDATE organizations SET name = ?, deposits_enabled = ?, h2h_enabled = ?, withdrawals_enabled = ?,
 		instructions_window_ns = ?, redirect_window_ns = ?,
 		deposit_fee_percent = ?, deposit_fee_fixed = ?, withdraw_commission_percent = ?, withdraw_commission_fixed = ?,
-		method_fees = ?, updated_at = ?
+		method_fees = ?, updated_at = ?, logo_url = ?, support_contact = ?, disabled_methods = ?
 		WHERE id = ?`,
 		o.Name, o.DepositsEnabled, o.H2HEnabled, o.WithdrawalsEnabled,
 		int64(o.InstructionsWindow), int64(o.RedirectWindow),
 		o.DepositFeePercent.String(), o.DepositFeeFixed.String(),
 		o.WithdrawCommissionPercent.String(), o.WithdrawCommissionFixed.String(),
-		fees, micros(o.UpdatedAt), o.ID)
+		fees, micros(o.UpdatedAt), o.LogoURL, o.SupportContact, schema.JoinMethods(o.DisabledMethods), o.ID)
 }
 
 func (t *tx) ListOrganizations(ctx context.Context) ([]*engine.Organization, error) {

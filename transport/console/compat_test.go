@@ -51,7 +51,7 @@ func TestCompatInvoicePage(t *testing.T) {
 		`"redirect_url":"https://shop.example/ok?order=42","cancel_url":"https://shop.example/cancel","webhook_url":"https://shop.example/ipn"}`)
 	payer := newBrowser(t, srv)
 	p := payer.get("/pay/" + inv)
-	if p.status != http.StatusOK || !strings.Contains(p.body, "1250.50") || !strings.Contains(p.body, `id="pay-bkash"`) ||
+	if p.status != http.StatusOK || !strings.Contains(p.body, "৳1,250.50") || !strings.Contains(p.body, `id="pay-bkash"`) ||
 		!strings.Contains(p.body, `id="pay-cancel"`) || strings.Contains(p.body, "<script") {
 		t.Fatalf("the invoice's page: %d %s", p.status, p.body)
 	}

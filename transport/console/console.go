@@ -74,6 +74,14 @@ type Config struct {
 	// Now is the clock of TOTP codes (default the engine's).
 	Now func() time.Time
 
+	// APIPrefix is the API's path under the mount ("/api"): a paired
+	// phone's forwarder posts under it.
+	APIPrefix string
+
+	// Sandbox says the provider is the sandbox: every page says so, so
+	// that nobody mistakes test money for real.
+	Sandbox bool
+
 	// PayRate bounds the requests of one client address to the payment
 	// link pages (default DefaultPayRate; a negative PerSecond: none).
 	PayRate transport.Rate
@@ -95,9 +103,11 @@ const (
 )
 
 type server struct {
-	eng   *engine.Engine
-	inbox Inbox
-	bkash Bkash
+	eng       *engine.Engine
+	sandbox   bool
+	apiPrefix string
+	inbox     Inbox
+	bkash     Bkash
 	// publicURL is Config.PublicURL without its trailing slash; httpsURL:
 	// it is https.
 	publicURL atomic.Pointer[string]
@@ -126,6 +136,9 @@ type Handlers struct {
 
 	s *server
 }
+
+// Mount is Config.Mount, without a trailing slash.
+func (h *Handlers) Mount() string { return h.s.mount }
 
 // SetPublicURL changes Config.PublicURL, for a host that knows where it is
 // reached only once its listener exists.
@@ -199,6 +212,9 @@ var routes = []struct {
 	{"GET /console/keys", engine.RoleViewer, (*server).keys},
 	{"GET /console/audit", engine.RoleViewer, (*server).audit},
 	{"GET /console/links", engine.RoleViewer, (*server).links},
+	{"GET /console/balance", engine.RoleViewer, (*server).balance},
+	{"GET /console/settings", engine.RoleViewer, (*server).settings},
+	{"GET /console/exports/{kind}", engine.RoleViewer, (*server).exportDownload},
 
 	{"POST /console/deposits/{id}/refund", engine.RoleOperator, (*server).refundReview},
 	{"POST /console/deposits/{id}/refunds", engine.RoleOperator, (*server).refundCreate},
@@ -209,17 +225,30 @@ var routes = []struct {
 	{"POST /console/sms/{id}/reject", engine.RoleOperator, (*server).smsReject},
 	{"POST /console/sms/paste", engine.RoleOperator, (*server).smsPaste},
 	{"POST /console/sms/credit", engine.RoleOperator, (*server).smsCredit},
+	{"POST /console/wallets", engine.RoleOperator, (*server).walletAdd},
 	{"POST /console/wallets/{id}/enable", engine.RoleOperator, (*server).walletEnable},
 	{"POST /console/wallets/{id}/disable", engine.RoleOperator, (*server).walletDisable},
 	{"POST /console/wallets/{id}/limits", engine.RoleOperator, (*server).walletLimits},
 	{"POST /console/events/{id}/redeliver", engine.RoleOperator, (*server).redeliver},
+	{"POST /console/ipns/{link}/redeliver", engine.RoleOperator, (*server).ipnRedeliver},
+	{"POST /console/webhooks/{id}/test", engine.RoleOperator, (*server).webhookTest},
+	{"POST /console/webhooks/{id}/enable", engine.RoleOperator, (*server).webhookEnable},
 	{"POST /console/links", engine.RoleOperator, (*server).linkCreate},
 
 	{"POST /console/sms/anchor", anchorRole, (*server).smsAnchor},
+	{"POST /console/devices", engine.RoleOwner, (*server).deviceAdd},
 	{"POST /console/devices/{id}/rotate", engine.RoleOwner, (*server).deviceRotate},
 	{"POST /console/devices/{id}/revoke", engine.RoleOwner, (*server).deviceRevoke},
+	{"POST /console/settings", engine.RoleOwner, (*server).settingsSave},
+	// A platform owner's alone (the handler checks the platform).
+	{"POST /console/organizations", engine.RoleOwner, (*server).orgCreate},
+	{"POST /console/webhooks", engine.RoleOwner, (*server).webhookAdd},
+	{"POST /console/webhooks/{id}/remove", engine.RoleOwner, (*server).webhookRemove},
+	{"POST /console/balance/adjust", engine.RoleOwner, (*server).balanceAdjust},
+	{"POST /console/keys", engine.RoleOwner, (*server).keyCreate},
 	{"POST /console/keys/{id}/rotate", engine.RoleOwner, (*server).keyRotate},
 	{"POST /console/keys/{id}/revoke", engine.RoleOwner, (*server).keyRevoke},
+	{"POST /console/keys/{id}/secret", engine.RoleOwner, (*server).keySecret},
 	{"POST /console/compat/enable", engine.RoleOwner, (*server).compatEnable},
 	{"POST /console/compat/disable", engine.RoleOwner, (*server).compatDisable},
 	{"POST /console/bkash/connect", engine.RoleOwner, (*server).bkashConnect},
@@ -244,7 +273,7 @@ var routeRole = func() map[string]string {
 
 // New returns the console's handlers.
 func New(cfg Config) *Handlers {
-	s := &server{eng: cfg.Engine, inbox: cfg.Inbox, bkash: cfg.Bkash, mount: strings.TrimRight(cfg.Mount, "/"), logger: cfg.Logger, now: cfg.Now}
+	s := &server{eng: cfg.Engine, sandbox: cfg.Sandbox, apiPrefix: strings.TrimRight(cfg.APIPrefix, "/"), inbox: cfg.Inbox, bkash: cfg.Bkash, mount: strings.TrimRight(cfg.Mount, "/"), logger: cfg.Logger, now: cfg.Now}
 	s.setPublicURL(cfg.PublicURL)
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -271,6 +300,8 @@ func New(cfg Config) *Handlers {
 	for _, rt := range routes {
 		mux.Handle(rt.pattern, s.page(rt.handle, rt.role))
 	}
+	// The root of a listener of the console's own leads to it.
+	mux.Handle("GET /{$}", http.RedirectHandler(s.mount+"/console/", http.StatusSeeOther))
 	mux.Handle("GET /console", http.RedirectHandler(s.mount+"/console/", http.StatusSeeOther))
 	mux.Handle("/console/", s.page(func(*server, http.ResponseWriter, *http.Request, *request) error { return errNotFound }, public))
 
@@ -308,6 +339,9 @@ type request struct {
 	csrf string
 	// mount is Config.Mount, which the console's own paths follow.
 	mount string
+	// shop is the organization a payer's page is of: its header names it,
+	// not the console.
+	shop string
 }
 
 // ctx returns r's context naming the operator as the audit log's actor.
@@ -504,7 +538,8 @@ type view struct {
 	Operator               *engine.Operator
 	Org                    string
 	Orgs                   []*engine.Organization
-	Inbox                  bool
+	Inbox, Sandbox         bool
+	Shop                   string
 	Title                  string
 	Nav                    string
 	// Path is the page's own path, and Base the mount that every link of
@@ -516,10 +551,11 @@ type view struct {
 
 func (v *view) T(key string, args ...any) string { return translate(v.Lang, key, args...) }
 
-// OrgQuery is "org=ID" for a platform operator's links, "" otherwise.
-func (v *view) OrgQuery() string {
+// OrgQuery is "org=ID" for a platform operator's links, "" otherwise: a
+// URL's query as it is (its "=" kept, the ID escaped here).
+func (v *view) OrgQuery() template.URL {
 	if v.Operator != nil && v.Operator.Platform() && v.Org != "" {
-		return "org=" + url.QueryEscape(v.Org)
+		return template.URL("org=" + url.QueryEscape(v.Org))
 	}
 	return ""
 }
@@ -539,7 +575,7 @@ func (v *view) May(pattern string) (bool, error) {
 
 func (s *server) render(w http.ResponseWriter, r *http.Request, q *request, status int, name, nav string, data any) error {
 	v := &view{Lang: q.lang, OtherLang: langBangla, Nonce: q.nonce, CSS: s.css, CSRF: q.csrf, Operator: q.operator,
-		Org: q.org, Orgs: q.orgs, Inbox: s.inbox != nil, Title: translate(q.lang, "t_"+name), Nav: nav, Path: s.mount + r.URL.Path, Base: s.mount, Data: data}
+		Org: q.org, Orgs: q.orgs, Inbox: s.inbox != nil, Sandbox: s.sandbox, Shop: q.shop, Title: translate(q.lang, "t_"+name), Nav: nav, Path: s.mount + r.URL.Path, Base: s.mount, Data: data}
 	if q.lang == langBangla {
 		v.OtherLang = langEnglish
 	}

@@ -46,6 +46,21 @@ type Inbox interface {
 	// returned once.
 	RevokeDevice(ctx context.Context, orgID, deviceID string) error
 	RotateDevice(ctx context.Context, orgID, deviceID string) (string, error)
+	// AddDevice pairs a phone that proves the wallets' payments; its token
+	// (and signing secret) are returned once.
+	AddDevice(ctx context.Context, p AddDevice) (*NewDevice, error)
+}
+
+// AddDevice is a phone an owner pairs.
+type AddDevice struct {
+	OrganizationID, Name string
+	WalletIDs            []string
+	SigningSecret        bool
+}
+
+// NewDevice is a paired phone with its credentials, shown once.
+type NewDevice struct {
+	ID, Token, SigningSecret string
 }
 
 // PasteSMS is a message an operator pastes.

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -199,6 +200,9 @@ type overviewData struct {
 	SilentDevices  []Device
 	// EndpointsFailing are webhook endpoints failing now or disabled.
 	EndpointsFailing int
+	// NewOrgName and Errors are a refused new organization's form.
+	NewOrgName string
+	Errors     map[string]string
 }
 
 type statusCount struct {
@@ -342,6 +346,9 @@ type depositData struct {
 	// refunded.
 	Refunds    []*engine.Refund
 	Refundable string
+	// Fee is the deposit fee at the organization's rates, and Net what
+	// the organization is credited: the ledger's own computation.
+	Fee, Net decimal.Decimal
 }
 
 type eventDeliveries struct {
@@ -356,6 +363,12 @@ func (s *server) deposit(w http.ResponseWriter, r *http.Request, q *request) err
 		return err
 	}
 	data := depositData{Deposit: d}
+	org, err := s.eng.GetOrganization(ctx, q.org)
+	if err != nil {
+		return err
+	}
+	data.Fee = org.DepositFeeOf(d.PaymentMethod, d.Amount)
+	data.Net = d.Amount.Sub(data.Fee)
 	if data.Attempts, err = s.eng.ListAttempts(ctx, q.org, d.ID); err != nil {
 		return err
 	}
@@ -635,6 +648,14 @@ type devicesData struct {
 	Devices []Device
 	// Token is a rotated device's new token, shown once.
 	Token, TokenDevice string
+	// Paired is a phone just paired, with what its forwarder app needs
+	// (shown once, and as a QR code): Pairing is the code's content.
+	Paired       *NewDevice
+	ForwarderURL string
+	Pairing      string
+	Wallets      []*engine.Wallet
+	Form         url.Values
+	Errors       map[string]string
 }
 
 func (s *server) devices(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -642,6 +663,10 @@ func (s *server) devices(w http.ResponseWriter, r *http.Request, q *request) err
 }
 
 func (s *server) renderDevices(w http.ResponseWriter, r *http.Request, q *request, data devicesData) error {
+	return s.renderDevicesStatus(w, r, q, http.StatusOK, data)
+}
+
+func (s *server) renderDevicesStatus(w http.ResponseWriter, r *http.Request, q *request, status int, data devicesData) error {
 	if err := s.needInbox(); err != nil {
 		return err
 	}
@@ -650,7 +675,11 @@ func (s *server) renderDevices(w http.ResponseWriter, r *http.Request, q *reques
 		if data.Devices, err = s.inbox.ListDevices(r.Context(), q.org); err != nil {
 			return err
 		}
+		if data.Wallets, err = s.eng.ListWallets(r.Context(), q.org); err != nil {
+			return err
+		}
 	}
+	data.ForwarderURL = s.publicAt(s.apiPrefix + "/v1/devices/sms")
 	// The page says whether a chain is anchored, never its balance: that
 	// is shown only where it is anchored.
 	for _, d := range data.Devices {
@@ -660,7 +689,31 @@ func (s *server) renderDevices(w http.ResponseWriter, r *http.Request, q *reques
 			}
 		}
 	}
-	return s.render(w, r, q, http.StatusOK, "devices", "devices", data)
+	return s.render(w, r, q, status, "devices", "devices", data)
+}
+
+// deviceAdd pairs a phone: its token (and signing secret) are shown once,
+// with a QR code of the forwarder URL and token for its app. A device
+// token is a credential: the owner's.
+func (s *server) deviceAdd(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.needInbox(); err != nil {
+		return err
+	}
+	if q.org == "" {
+		return errNotFound
+	}
+	f := r.PostForm
+	nd, err := s.inbox.AddDevice(q.ctx(r), AddDevice{OrganizationID: q.org, Name: strings.TrimSpace(f.Get("name")),
+		WalletIDs: f["wallet"], SigningSecret: f.Get("signing_secret") == "on"})
+	if field, msg, ok := fieldError(q.lang, err); ok {
+		return s.renderDevicesStatus(w, r, q, http.StatusBadRequest, devicesData{Form: f, Errors: map[string]string{field: msg}})
+	}
+	if err != nil {
+		return err
+	}
+	data := devicesData{Paired: nd}
+	data.Pairing = pairingPayload(s.publicAt(s.apiPrefix+"/v1/devices/sms"), nd)
+	return s.renderDevices(w, r, q, data)
 }
 
 func (s *server) deviceRevoke(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -684,17 +737,57 @@ func (s *server) deviceRotate(w http.ResponseWriter, r *http.Request, q *request
 	return s.renderDevices(w, r, q, devicesData{Token: token, TokenDevice: r.PathValue("id")})
 }
 
+// pairingPayload is what a paired phone's QR code holds: the forwarder
+// URL and its credentials, as JSON a forwarder app (or a person) reads.
+func pairingPayload(forwarderURL string, nd *NewDevice) string {
+	b, _ := json.Marshal(struct {
+		URL           string `json:"url"`
+		Token         string `json:"token"`
+		SigningSecret string `json:"signing_secret,omitempty"`
+	}{forwarderURL, nd.Token, nd.SigningSecret})
+	return string(b)
+}
+
 // Wallets.
 
+type walletsData struct {
+	Wallets              []*engine.Wallet
+	Channels, Operations []string
+	Form                 url.Values
+	Errors               map[string]string
+}
+
 func (s *server) wallets(w http.ResponseWriter, r *http.Request, q *request) error {
-	var ws []*engine.Wallet
+	return s.renderWallets(w, r, q, http.StatusOK, walletsData{})
+}
+
+func (s *server) renderWallets(w http.ResponseWriter, r *http.Request, q *request, status int, data walletsData) error {
+	data.Channels, data.Operations = engine.WalletChannels(), engine.WalletOperations()
 	if q.org != "" {
 		var err error
-		if ws, err = s.eng.ListWallets(r.Context(), q.org); err != nil {
+		if data.Wallets, err = s.eng.ListWallets(r.Context(), q.org); err != nil {
 			return err
 		}
 	}
-	return s.render(w, r, q, http.StatusOK, "wallets", "wallets", ws)
+	return s.render(w, r, q, status, "wallets", "wallets", data)
+}
+
+// walletAdd adds a receiving wallet to the organization's pool.
+func (s *server) walletAdd(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.org == "" {
+		return errNotFound
+	}
+	f := r.PostForm
+	_, err := s.eng.AddWallet(q.ctx(r), engine.AddWalletParams{OrganizationID: q.org, Channel: f.Get("channel"), Operation: f.Get("operation"),
+		Phone: strings.TrimSpace(f.Get("phone")), Name: strings.TrimSpace(f.Get("name")), QRPayload: strings.TrimSpace(f.Get("qr_payload")),
+		MinAmount: strings.TrimSpace(f.Get("min_amount")), MaxAmount: strings.TrimSpace(f.Get("max_amount")), DailyLimit: strings.TrimSpace(f.Get("daily_limit"))})
+	if field, msg, ok := fieldError(q.lang, err); ok {
+		return s.renderWallets(w, r, q, http.StatusBadRequest, walletsData{Form: f, Errors: map[string]string{field: msg}})
+	}
+	if err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/wallets", "done_wallet_add")
 }
 
 func (s *server) walletEnable(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -731,10 +824,90 @@ func (s *server) walletLimits(w http.ResponseWriter, r *http.Request, q *request
 type webhooksData struct {
 	Endpoints []*engine.WebhookEndpoint
 	Events    []engine.EventDeliveries
+	// Secret is a new endpoint's signing secret, shown once; Form and
+	// Errors keep a refused one's URL and say why beside it.
+	Secret, SecretEndpoint string
+	Form                   url.Values
+	Errors                 map[string]string
+	// Tested is the endpoint just sent a test post, and what it answered.
+	Tested, TestError string
+	TestStatus        int
+	// IPNs are the organization's UddoktaPay-compatible IPNs, newest
+	// first: the other notifications payd posts for it.
+	IPNs []*engine.CompatIPN
 }
 
 func (s *server) webhooks(w http.ResponseWriter, r *http.Request, q *request) error {
-	var data webhooksData
+	return s.renderWebhooks(w, r, q, http.StatusOK, webhooksData{})
+}
+
+// webhookAdd adds an endpoint; its secret is shown once. A secret is a
+// credential: the owner's.
+func (s *server) webhookAdd(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.org == "" {
+		return errNotFound
+	}
+	ep, secret, err := s.eng.AddWebhookEndpoint(q.ctx(r), q.org, strings.TrimSpace(r.PostForm.Get("url")))
+	if field, msg, ok := fieldError(q.lang, err); ok {
+		return s.renderWebhooks(w, r, q, http.StatusBadRequest, webhooksData{Form: r.PostForm, Errors: map[string]string{field: msg}})
+	}
+	if err != nil {
+		return err
+	}
+	return s.renderWebhooks(w, r, q, http.StatusOK, webhooksData{Secret: secret, SecretEndpoint: ep.ID})
+}
+
+// orgEndpoint returns the organization's endpoint id, or not_found.
+func (s *server) orgEndpoint(r *http.Request, q *request, id string) (*engine.WebhookEndpoint, error) {
+	eps, err := s.eng.ListWebhookEndpoints(r.Context(), q.org)
+	if err != nil {
+		return nil, err
+	}
+	for _, ep := range eps {
+		if ep.ID == id {
+			return ep, nil
+		}
+	}
+	return nil, errNotFound
+}
+
+// webhookTest posts a signed test event to an endpoint now and shows what
+// it answered.
+func (s *server) webhookTest(w http.ResponseWriter, r *http.Request, q *request) error {
+	res, err := s.eng.TestWebhookEndpoint(q.ctx(r), q.org, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	data := webhooksData{Tested: r.PathValue("id"), TestStatus: res.StatusCode}
+	if res.Err != nil {
+		data.TestError = res.Err.Error()
+	}
+	return s.renderWebhooks(w, r, q, http.StatusOK, data)
+}
+
+func (s *server) webhookEnable(w http.ResponseWriter, r *http.Request, q *request) error {
+	ep, err := s.orgEndpoint(r, q, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if _, err := s.eng.EnableWebhookEndpoint(q.ctx(r), ep.ID); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/webhooks", "done_webhook_enable")
+}
+
+func (s *server) webhookRemove(w http.ResponseWriter, r *http.Request, q *request) error {
+	ep, err := s.orgEndpoint(r, q, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if err := s.eng.RemoveWebhookEndpoint(q.ctx(r), ep.ID); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/webhooks", "done_webhook_remove")
+}
+
+func (s *server) renderWebhooks(w http.ResponseWriter, r *http.Request, q *request, status int, data webhooksData) error {
 	if q.org != "" {
 		var err error
 		if data.Endpoints, err = s.eng.ListWebhookEndpoints(r.Context(), q.org); err != nil {
@@ -744,8 +917,20 @@ func (s *server) webhooks(w http.ResponseWriter, r *http.Request, q *request) er
 			return err
 		}
 		slices.Reverse(data.Events)
+		if data.IPNs, err = s.eng.ListCompatIPNs(r.Context(), q.org, 50); err != nil {
+			return err
+		}
 	}
-	return s.render(w, r, q, http.StatusOK, "webhooks", "webhooks", data)
+	return s.render(w, r, q, status, "webhooks", "webhooks", data)
+}
+
+// ipnRedeliver queues a finished UddoktaPay IPN again (the engine audits
+// it); another organization's is not_found.
+func (s *server) ipnRedeliver(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := s.eng.RedeliverCompatIPN(q.ctx(r), q.org, r.PathValue("link")); err != nil {
+		return err
+	}
+	return done(w, r, q, "/console/webhooks", "done_ipn_redeliver")
 }
 
 func (s *server) redeliver(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -767,8 +952,12 @@ func (s *server) redeliver(w http.ResponseWriter, r *http.Request, q *request) e
 
 type keysData struct {
 	Keys []*engine.APIKey
-	// Credentials are a new key's secrets, shown once.
+	// Credentials are a new key's secrets, shown once; New says the key
+	// replaces none.
 	Credentials *engine.APIKeyCredentials
+	New         bool
+	// Secret is a key's new signing secret (the key unchanged), shown once.
+	Secret, SecretKey string
 	// CompatHint ends the UddoktaPay-compatible key ("" when disabled);
 	// CompatKey is a new one, shown once.
 	CompatHint, CompatKey string
@@ -824,6 +1013,32 @@ func (s *server) keyRotate(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	return s.renderKeys(w, r, q, keysData{Credentials: c})
+}
+
+// keyCreate issues a new API key and signing secret, shown once.
+func (s *server) keyCreate(w http.ResponseWriter, r *http.Request, q *request) error {
+	if q.org == "" {
+		return errNotFound
+	}
+	c, err := s.eng.CreateAPIKey(q.ctx(r), q.org)
+	if err != nil {
+		return err
+	}
+	return s.renderKeys(w, r, q, keysData{Credentials: c, New: true})
+}
+
+// keySecret gives a key a new signing secret, shown once; the previous one
+// still verifies for a grace period.
+func (s *server) keySecret(w http.ResponseWriter, r *http.Request, q *request) error {
+	id := r.PathValue("id")
+	if err := s.orgKey(r, q, id); err != nil {
+		return err
+	}
+	secret, err := s.eng.RotateSigningSecret(q.ctx(r), id)
+	if err != nil {
+		return err
+	}
+	return s.renderKeys(w, r, q, keysData{Secret: secret, SecretKey: id})
 }
 
 func (s *server) keyRevoke(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -885,7 +1100,10 @@ type linksData struct {
 	Links   []*engine.PaymentLink
 	BaseURL string
 	Created *engine.PaymentLink
-	Form    url.Values
+	// Form is what the operator typed, kept when it is refused, and
+	// Errors the refusal beside its field.
+	Form   url.Values
+	Errors map[string]string
 }
 
 func (s *server) links(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -893,6 +1111,10 @@ func (s *server) links(w http.ResponseWriter, r *http.Request, q *request) error
 }
 
 func (s *server) renderLinks(w http.ResponseWriter, r *http.Request, q *request, data linksData) error {
+	return s.renderLinksStatus(w, r, q, http.StatusOK, data)
+}
+
+func (s *server) renderLinksStatus(w http.ResponseWriter, r *http.Request, q *request, status int, data linksData) error {
 	data.BaseURL = s.publicAt(PayPath)
 	if q.org != "" {
 		var err error
@@ -900,11 +1122,14 @@ func (s *server) renderLinks(w http.ResponseWriter, r *http.Request, q *request,
 			return err
 		}
 	}
-	return s.render(w, r, q, http.StatusOK, "links", "links", data)
+	return s.render(w, r, q, status, "links", "links", data)
 }
 
 func (s *server) linkCreate(w http.ResponseWriter, r *http.Request, q *request) error {
 	l, err := s.eng.CreatePaymentLink(q.ctx(r), q.org, strings.TrimSpace(r.PostForm.Get("amount")), r.PostForm.Get("note"))
+	if field, msg, ok := fieldError(q.lang, err); ok {
+		return s.renderLinksStatus(w, r, q, http.StatusBadRequest, linksData{Form: r.PostForm, Errors: map[string]string{field: msg}})
+	}
 	if err != nil {
 		return err
 	}
@@ -918,8 +1143,11 @@ func (s *server) linkCreate(w http.ResponseWriter, r *http.Request, q *request) 
 type payData struct {
 	State   *engine.PaymentLinkState
 	OrgName string
-	Methods []string
-	Error   string
+	// Logo and Support are the organization's logo URL and support
+	// contact ("" for none).
+	Logo, Support string
+	Methods       []string
+	Error         string
 	// Invoice is set when the link is an invoice; Return is where its
 	// payer goes back with a form (return_type POST).
 	Invoice *engine.CompatInvoice
@@ -940,7 +1168,10 @@ func (s *server) renderPay(w http.ResponseWriter, r *http.Request, q *request, s
 	if err != nil {
 		return err
 	}
-	data := payData{State: st, Methods: engine.RedirectMethodsFor(st.Link.Amount), Error: msg, Invoice: inv}
+	data := payData{State: st, Error: msg, Invoice: inv}
+	if data.Methods, err = s.eng.PayableMethods(r.Context(), st.Link.OrganizationID, st.Link.Amount); err != nil {
+		return err
+	}
 	if inv != nil && st.Paid() {
 		if inv.ReturnType != engine.CompatReturnPOST {
 			http.Redirect(w, r, engine.CompatReturnURL(inv.RedirectURL, token), http.StatusSeeOther)
@@ -958,7 +1189,9 @@ func (s *server) renderPay(w http.ResponseWriter, r *http.Request, q *request, s
 	if err != nil {
 		return err
 	}
-	data.OrgName = org.Name
+	data.OrgName, q.shop = org.Name, org.Name
+	data.Logo, data.Support = org.LogoURL, org.SupportContact
+	allowImage(w, org.LogoURL)
 	return s.render(w, r, q, status, "pay", "", data)
 }
 
@@ -969,13 +1202,25 @@ func (s *server) pay(w http.ResponseWriter, r *http.Request, q *request) error {
 	})
 	var e *engine.Error
 	if errors.As(err, &e) && e.Code != engine.CodeNotFound && statusOf[e.Code] != 0 {
-		return s.renderPay(w, r, q, statusOf[e.Code], e.Message)
+		return s.renderPay(w, r, q, statusOf[e.Code], payError(q.lang, e))
 	}
 	if err != nil {
 		return err
 	}
 	http.Redirect(w, r, d.CheckoutURL, http.StatusSeeOther)
 	return nil
+}
+
+// payError is a refusal of a payer's action in one plain sentence in
+// their language: what the engine says is for developers.
+func payError(lang string, e *engine.Error) string {
+	switch e.Code {
+	case engine.CodeConflict, engine.CodeDepositTerminal:
+		return translate(lang, "pay_err_closed")
+	case engine.CodeForbidden, engine.CodeMethodUnavailable, engine.CodeInvalidRequest:
+		return translate(lang, "pay_err_method")
+	}
+	return translate(lang, "pay_err_other")
 }
 
 // payCancel is an invoice's payer going back to the merchant's cancel_url
@@ -985,7 +1230,7 @@ func (s *server) payCancel(w http.ResponseWriter, r *http.Request, q *request) e
 	inv, err := s.eng.CancelCompatInvoice(r.Context(), token)
 	var e *engine.Error
 	if errors.As(err, &e) && e.Code != engine.CodeNotFound && statusOf[e.Code] != 0 {
-		return s.renderPay(w, r, q, statusOf[e.Code], e.Message)
+		return s.renderPay(w, r, q, statusOf[e.Code], payError(q.lang, e))
 	}
 	if err != nil {
 		return err

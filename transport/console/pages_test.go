@@ -138,7 +138,7 @@ func TestPaymentLink(t *testing.T) {
 	link := links[0]
 	payer := newBrowser(t, srv)
 	p = payer.get("/pay/" + link.Token)
-	if p.status != http.StatusOK || !strings.Contains(p.body, "1250.50") || !strings.Contains(p.body, "Invoice 42") {
+	if p.status != http.StatusOK || !strings.Contains(p.body, "৳1,250.50") || !strings.Contains(p.body, "Invoice 42") {
 		t.Fatalf("pay page: %d", p.status)
 	}
 	p = payer.post("/pay/"+link.Token, url.Values{"method": {"bkash"}})

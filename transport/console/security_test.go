@@ -727,13 +727,21 @@ func TestOnlyOwnersTouchCredentials(t *testing.T) {
 // chain actions are the owner's.
 func TestConsoleRoleTable(t *testing.T) {
 	owners := map[string]bool{
-		"POST /console/keys/{id}/rotate":    true,
-		"POST /console/keys/{id}/revoke":    true,
-		"POST /console/devices/{id}/rotate": true,
-		"POST /console/devices/{id}/revoke": true,
-		"POST /console/sms/anchor":          true,
-		"POST /console/bkash/connect":       true,
-		"POST /console/bkash/disconnect":    true,
+		"POST /console/keys/{id}/rotate":     true,
+		"POST /console/keys/{id}/revoke":     true,
+		"POST /console/devices/{id}/rotate":  true,
+		"POST /console/devices/{id}/revoke":  true,
+		"POST /console/sms/anchor":           true,
+		"POST /console/bkash/connect":        true,
+		"POST /console/bkash/disconnect":     true,
+		"POST /console/webhooks":             true,
+		"POST /console/keys":                 true,
+		"POST /console/keys/{id}/secret":     true,
+		"POST /console/devices":              true,
+		"POST /console/settings":             true,
+		"POST /console/organizations":        true,
+		"POST /console/balance/adjust":       true,
+		"POST /console/webhooks/{id}/remove": true,
 	}
 	for pattern, role := range console.RouteRoles() {
 		switch {

@@ -143,6 +143,16 @@ func (r Rows) ClaimDueCompatIPNs(ctx context.Context, p engine.ClaimParams) ([]*
 	return due, nil
 }
 
+// ListCompatIPNs reads an organization's IPNs newest first through
+// compat_ipns_organization_created.
+func (r Rows) ListCompatIPNs(ctx context.Context, organizationID string, limit int) ([]*engine.CompatIPN, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	return r.compatIPNs(ctx, `SELECT `+compatIPNColumns+` FROM compat_ipns WHERE organization_id = ?
+		ORDER BY created_at DESC, link_id DESC LIMIT ?`, organizationID, limit)
+}
+
 func (r Rows) UpdateCompatIPN(ctx context.Context, p *engine.CompatIPN) error {
 	return r.execOne(ctx, `UPDATE compat_ipns SET status = ?, attempts = ?, next_attempt_at = ?, lease_owner = ?, leased_until = ?,
 		last_status_code = ?, last_error = ?, updated_at = ? WHERE link_id = ?`,

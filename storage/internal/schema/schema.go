@@ -40,7 +40,7 @@ const (
 	OrgColumns     = `id, name, deposits_enabled, h2h_enabled, withdrawals_enabled,
 		instructions_window_ns, redirect_window_ns,
 		deposit_fee_percent, deposit_fee_fixed, withdraw_commission_percent, withdraw_commission_fixed,
-	method_fees, created_at, updated_at`
+	method_fees, created_at, updated_at, logo_url, support_contact, disabled_methods`
 	WalletColumns = `id, organization_id, channel, operation, phone, name, qr_payload,
 	min_amount, max_amount, daily_limit, enabled, last_assigned_at, created_at, live_until`
 	WebhookEndpointColumns = `id, organization_id, url, secret, previous_secret, previous_secret_expires_at,
@@ -185,4 +185,15 @@ func BalanceMovements(js []*engine.Journal, after map[AccountTotal]int64) ([]Bal
 	}
 	slices.Reverse(out)
 	return out, nil
+}
+
+// JoinMethods is the disabled_methods column of methods.
+func JoinMethods(methods []string) string { return strings.Join(methods, ",") }
+
+// SplitMethods reads the disabled_methods column; "" is none.
+func SplitMethods(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
