@@ -11,6 +11,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/payd-engine/payd/conformance/storekit"
 	"github.com/payd-engine/payd/engine"
 )
 
@@ -25,34 +26,7 @@ import (
 // violation (Postgres at READ COMMITTED) reports it as ErrDuplicate too.
 func raceForOne(t *testing.T, s Store, n int, insert func(ctx context.Context, tx engine.Tx, i int) error) {
 	t.Helper()
-	raceForOneIn(t, s.InTx, n, insert)
-}
-
-// raceForOneIn is raceForOne in the transactions that inTx runs.
-func raceForOneIn[X any](t *testing.T, inTx runTx[X], n int, insert func(ctx context.Context, tx X, i int) error) {
-	t.Helper()
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			errs[i] = inTx(context.Background(), func(ctx context.Context, tx X) error { return insert(ctx, tx, i) })
-		})
-	}
-	wg.Wait()
-	var ok, dup int
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			ok++
-		case errors.Is(err, engine.ErrDuplicate):
-			dup++
-		default:
-			t.Errorf("unexpected error: %v", err)
-		}
-	}
-	if ok != 1 || dup != n-1 {
-		t.Errorf("%d succeeded and %d were duplicates, want 1 and %d", ok, dup, n-1)
-	}
+	storekit.RaceForOne(t, s.InTx, n, insert)
 }
 
 func testConcurrentSameDepositMerchantID(t *testing.T, s Store) {
@@ -330,24 +304,8 @@ func lockOrganizationSerializes(t *testing.T, s Store, lock func(ctx context.Con
 	}
 }
 
-// txCounter is a row that a lock test increments in transactions of type
-// X: lock reads it locked, get reads it plainly, count is its counter, inc
-// adds one to it, and update (a method expression such as
-// engine.Tx.UpdateAttempt) writes it back.
-type txCounter[X, T any] struct {
-	lock   func(ctx context.Context, tx X) (T, error)
-	get    func(ctx context.Context, tx X) (T, error)
-	update func(tx X, ctx context.Context, row T) error
-	count  func(row T) int
-	inc    func(row T)
-}
-
-// counter is a txCounter of the engine's transactions.
-type counter[T any] = txCounter[engine.Tx, T]
-
-// runTx is a store's way of running a transaction of type X: InTx, ReadTx,
-// InboxTx, InboxReadTx.
-type runTx[X any] func(ctx context.Context, fn func(ctx context.Context, tx X) error) error
+// counter is a lock test's row in the engine's transactions.
+type counter[T any] = storekit.Counter[engine.Tx, T]
 
 // lockSerializes runs n transactions at once that each lock the row, read
 // its counter and write it back one up. The lock must serialize them: no
@@ -355,50 +313,7 @@ type runTx[X any] func(ctx context.Context, fn func(ctx context.Context, tx X) e
 // COMMITTED, two transactions could both read k and both write k+1.
 func lockSerializes[T any](t *testing.T, s Store, n int, c counter[T]) {
 	t.Helper()
-	lockSerializesIn(t, s.InTx, s.ReadTx, n, c)
-}
-
-// lockSerializesIn is lockSerializes in the transactions that inTx and
-// readTx run.
-func lockSerializesIn[X, T any](t *testing.T, inTx, readTx runTx[X], n int, c txCounter[X, T]) {
-	t.Helper()
-	seen := make([]int, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			err := inTx(context.Background(), func(ctx context.Context, tx X) error {
-				row, err := c.lock(ctx, tx)
-				if err != nil {
-					return err
-				}
-				seen[i] = c.count(row)
-				c.inc(row)
-				return c.update(tx, ctx, row)
-			})
-			if err != nil {
-				t.Errorf("transaction %d: %v", i, err)
-			}
-		})
-	}
-	wg.Wait()
-	var last T
-	if err := readTx(context.Background(), func(ctx context.Context, tx X) error {
-		var err error
-		last, err = c.get(ctx, tx)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if got := c.count(last); got != n {
-		t.Errorf("counter = %d after %d increments", got, n)
-	}
-	slices.Sort(seen)
-	for i, v := range seen {
-		if v != i {
-			t.Errorf("transactions saw %v, want each of 0 to %d once", seen, n-1)
-			break
-		}
-	}
+	storekit.LockSerializes(t, s.InTx, s.ReadTx, n, c)
 }
 
 // microsAfter is how many microseconds after base at is; nil is none.
@@ -413,13 +328,13 @@ func microsAfter(at *time.Time) int {
 func testLockDepositSerializes(t *testing.T, s Store) {
 	mustDeposits(t, s, "org_1", "1")
 	lockSerializes(t, s, 20, counter[*engine.Deposit]{
-		lock: func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) { return tx.LockDeposit(ctx, "dep_1") },
-		get: func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
+		Lock: func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) { return tx.LockDeposit(ctx, "dep_1") },
+		Get: func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
 			return tx.GetDeposit(ctx, "org_1", "dep_1")
 		},
-		update: engine.Tx.UpdateDeposit,
-		count:  func(d *engine.Deposit) int { return d.AttemptsUsed },
-		inc:    func(d *engine.Deposit) { d.AttemptsUsed++ },
+		Update: engine.Tx.UpdateDeposit,
+		Count:  func(d *engine.Deposit) int { return d.AttemptsUsed },
+		Inc:    func(d *engine.Deposit) { d.AttemptsUsed++ },
 	})
 }
 
@@ -428,11 +343,11 @@ func testLockAttemptSerializes(t *testing.T, s Store) {
 	mustDeposits(t, s, "org_1", "1")
 	create(t, s, engine.Tx.CreateAttempt, newAttempt("att_1", "dep_1", "org_1", engine.ChannelBkash, "TRX1"))
 	lockSerializes(t, s, 20, counter[*engine.Attempt]{
-		lock:   func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) { return tx.LockAttempt(ctx, "att_1") },
-		get:    func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) { return tx.GetAttempt(ctx, "att_1") },
-		update: engine.Tx.UpdateAttempt,
-		count:  func(a *engine.Attempt) int { return a.Tries },
-		inc:    func(a *engine.Attempt) { a.Tries++ },
+		Lock:   func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) { return tx.LockAttempt(ctx, "att_1") },
+		Get:    func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) { return tx.GetAttempt(ctx, "att_1") },
+		Update: engine.Tx.UpdateAttempt,
+		Count:  func(a *engine.Attempt) int { return a.Tries },
+		Inc:    func(a *engine.Attempt) { a.Tries++ },
 	})
 }
 
@@ -441,15 +356,15 @@ func testLockWithdrawalSerializes(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1")
 	create(t, s, engine.Tx.CreateWithdrawal, newWithdrawal("wdr_1", "org_1", "m1"))
 	lockSerializes(t, s, 20, counter[*engine.Withdrawal]{
-		lock: func(ctx context.Context, tx engine.Tx) (*engine.Withdrawal, error) {
+		Lock: func(ctx context.Context, tx engine.Tx) (*engine.Withdrawal, error) {
 			return tx.LockWithdrawal(ctx, "org_1", "wdr_1")
 		},
-		get: func(ctx context.Context, tx engine.Tx) (*engine.Withdrawal, error) {
+		Get: func(ctx context.Context, tx engine.Tx) (*engine.Withdrawal, error) {
 			return tx.GetWithdrawal(ctx, "org_1", "wdr_1")
 		},
-		update: engine.Tx.UpdateWithdrawal,
-		count:  func(w *engine.Withdrawal) int { return w.Tries },
-		inc:    func(w *engine.Withdrawal) { w.Tries++ },
+		Update: engine.Tx.UpdateWithdrawal,
+		Count:  func(w *engine.Withdrawal) int { return w.Tries },
+		Inc:    func(w *engine.Withdrawal) { w.Tries++ },
 	})
 }
 
@@ -459,15 +374,15 @@ func testLockWebhookEndpointSerializes(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1")
 	create(t, s, engine.Tx.CreateWebhookEndpoint, newEndpoint("whe_1", "org_1"))
 	lockSerializes(t, s, 20, counter[*engine.WebhookEndpoint]{
-		lock: func(ctx context.Context, tx engine.Tx) (*engine.WebhookEndpoint, error) {
+		Lock: func(ctx context.Context, tx engine.Tx) (*engine.WebhookEndpoint, error) {
 			return tx.LockWebhookEndpoint(ctx, "whe_1")
 		},
-		get: func(ctx context.Context, tx engine.Tx) (*engine.WebhookEndpoint, error) {
+		Get: func(ctx context.Context, tx engine.Tx) (*engine.WebhookEndpoint, error) {
 			return tx.GetWebhookEndpoint(ctx, "whe_1")
 		},
-		update: engine.Tx.UpdateWebhookEndpoint,
-		count:  func(ep *engine.WebhookEndpoint) int { return len(ep.DisabledReason) },
-		inc:    func(ep *engine.WebhookEndpoint) { ep.DisabledReason += "x" },
+		Update: engine.Tx.UpdateWebhookEndpoint,
+		Count:  func(ep *engine.WebhookEndpoint) int { return len(ep.DisabledReason) },
+		Inc:    func(ep *engine.WebhookEndpoint) { ep.DisabledReason += "x" },
 	})
 }
 
@@ -477,13 +392,13 @@ func testLockDeliverySerializes(t *testing.T, s Store) {
 	mustWebhookRows(t, s, []*engine.WebhookEndpoint{newEndpoint("whe_1", "org_1")},
 		[]*engine.Event{newEvent("evt_1", "org_1")}, []*engine.Delivery{newDelivery("dlv_1", "evt_1", "whe_1", "org_1")})
 	lockSerializes(t, s, 20, counter[*engine.Delivery]{
-		lock: func(ctx context.Context, tx engine.Tx) (*engine.Delivery, error) {
+		Lock: func(ctx context.Context, tx engine.Tx) (*engine.Delivery, error) {
 			return tx.LockDelivery(ctx, "dlv_1")
 		},
-		get:    func(ctx context.Context, tx engine.Tx) (*engine.Delivery, error) { return tx.GetDelivery(ctx, "dlv_1") },
-		update: engine.Tx.UpdateDelivery,
-		count:  func(d *engine.Delivery) int { return d.Attempts },
-		inc:    func(d *engine.Delivery) { d.Attempts++ },
+		Get:    func(ctx context.Context, tx engine.Tx) (*engine.Delivery, error) { return tx.GetDelivery(ctx, "dlv_1") },
+		Update: engine.Tx.UpdateDelivery,
+		Count:  func(d *engine.Delivery) int { return d.Attempts },
+		Inc:    func(d *engine.Delivery) { d.Attempts++ },
 	})
 }
 
@@ -493,15 +408,15 @@ func testLockWalletSerializes(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1")
 	create(t, s, engine.Tx.CreateWallet, newWallet("wal_1", "org_1", engine.ChannelBkash, engine.OperationCashOut, "01"))
 	lockSerializes(t, s, 20, counter[*engine.Wallet]{
-		lock: func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) {
+		Lock: func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) {
 			return tx.LockWallet(ctx, "org_1", "wal_1")
 		},
-		get: func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) {
+		Get: func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) {
 			return tx.GetWallet(ctx, "org_1", "wal_1")
 		},
-		update: engine.Tx.UpdateWallet,
-		count:  func(w *engine.Wallet) int { return microsAfter(w.LastAssignedAt) },
-		inc: func(w *engine.Wallet) {
+		Update: engine.Tx.UpdateWallet,
+		Count:  func(w *engine.Wallet) int { return microsAfter(w.LastAssignedAt) },
+		Inc: func(w *engine.Wallet) {
 			w.LastAssignedAt = ptr(base.Add(time.Duration(microsAfter(w.LastAssignedAt)+1) * time.Microsecond))
 		},
 	})
@@ -541,13 +456,13 @@ func testListWalletsForUpdateSerializes(t *testing.T, s Store) {
 	}
 	const n = 20
 	lockSerializes(t, s, n, counter[[]*engine.Wallet]{
-		lock: list(true),
-		get:  list(false),
-		update: func(tx engine.Tx, ctx context.Context, ws []*engine.Wallet) error {
+		Lock: list(true),
+		Get:  list(false),
+		Update: func(tx engine.Tx, ctx context.Context, ws []*engine.Wallet) error {
 			return tx.UpdateWallet(ctx, ws[0])
 		},
-		count: latest,
-		inc: func(ws []*engine.Wallet) {
+		Count: latest,
+		Inc: func(ws []*engine.Wallet) {
 			ws[0].LastAssignedAt = ptr(base.Add(time.Duration(latest(ws)+1) * time.Microsecond))
 		},
 	})

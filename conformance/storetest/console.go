@@ -184,15 +184,15 @@ func testLockPaymentLinkSerializes(t *testing.T, s Store) {
 	create(t, s, inConsole(engine.ConsoleTx.CreatePaymentLink), &engine.PaymentLink{ID: "plink_1", OrganizationID: "org_1", Amount: dec("800"),
 		Token: "tok_1", CreatedAt: base, UpdatedAt: base})
 	lockSerializes(t, s, 20, counter[*engine.PaymentLink]{
-		lock: func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
+		Lock: func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
 			return tx.Console().LockPaymentLink(ctx, "org_1", "plink_1")
 		},
-		get: func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
+		Get: func(ctx context.Context, tx engine.Tx) (*engine.PaymentLink, error) {
 			return tx.Console().GetPaymentLink(ctx, "org_1", "plink_1")
 		},
-		update: inConsole(engine.ConsoleTx.UpdatePaymentLink),
-		count:  func(l *engine.PaymentLink) int { return l.Deposits },
-		inc:    func(l *engine.PaymentLink) { l.Deposits++ },
+		Update: inConsole(engine.ConsoleTx.UpdatePaymentLink),
+		Count:  func(l *engine.PaymentLink) int { return l.Deposits },
+		Inc:    func(l *engine.PaymentLink) { l.Deposits++ },
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/payd-engine/payd/conformance/storekit"
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/provider/sandbox"
 )
@@ -44,7 +45,7 @@ func testSandboxPayments(t *testing.T, store Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertEqual(t, got, want)
+		storekit.AssertEqual(t, got, want)
 	}
 	if got, err := s.GetSandboxPayment(ctx, org, engine.ChannelBkash, "TRX1"); err != nil || !got.Amount.Equal(dec("1234.5")) {
 		t.Errorf("completed payment: %v, %v", got, err)
@@ -55,14 +56,14 @@ func testSandboxPayments(t *testing.T, store Store) {
 
 	dup := *completed
 	dup.Amount = dec("1")
-	wantDuplicate(t, "duplicate payment", s.RecordSandboxPayment(ctx, org, &dup))
+	storekit.WantDuplicate(t, "duplicate payment", s.RecordSandboxPayment(ctx, org, &dup))
 	_, err := s.GetSandboxPayment(ctx, org, engine.ChannelBkash, "TRX2")
-	wantNotFound(t, "unknown payment", err)
+	storekit.WantNotFound(t, "unknown payment", err)
 
 	// Each organization has a sandbox of its own: another's payment is not
 	// found, and the same ID can be recorded there with its own amount.
 	_, err = s.GetSandboxPayment(ctx, other, engine.ChannelBkash, "TRX1")
-	wantNotFound(t, "another organization's payment", err)
+	storekit.WantNotFound(t, "another organization's payment", err)
 	if err := s.RecordSandboxPayment(ctx, other, &dup); err != nil {
 		t.Fatalf("the same ID in another organization: %v", err)
 	}
@@ -105,7 +106,7 @@ func testSandboxPayouts(t *testing.T, store Store) {
 		return p
 	}
 	for _, want := range []*engine.Payout{pending, failed} {
-		assertEqual(t, get(want.IdempotencyKey), want)
+		storekit.AssertEqual(t, get(want.IdempotencyKey), want)
 	}
 	if got := get("wdr_1:1"); !got.CompletedAt.IsZero() || !got.Amount.Equal(dec("1234.5")) {
 		t.Errorf("pending payout: amount %s, completed %v", got.Amount, got.CompletedAt)
@@ -113,8 +114,8 @@ func testSandboxPayouts(t *testing.T, store Store) {
 
 	dup := *pending
 	dup.Reference, dup.Amount = "SBX-OTHER", dec("1")
-	wantDuplicate(t, "duplicate payout", s.CreateSandboxPayout(ctx, "org_sandbox_2", &dup))
-	assertEqual(t, get("wdr_1:1"), pending)
+	storekit.WantDuplicate(t, "duplicate payout", s.CreateSandboxPayout(ctx, "org_sandbox_2", &dup))
+	storekit.AssertEqual(t, get("wdr_1:1"), pending)
 
 	// Complete writes the outcome of a pending payout and nothing else.
 	pending.Status, pending.Reason, pending.CompletedAt = engine.PayoutFailed, "account closed", base.Add(time.Minute)
@@ -124,20 +125,20 @@ func testSandboxPayouts(t *testing.T, store Store) {
 	if err := s.CompleteSandboxPayout(ctx, &changed); err != nil {
 		t.Fatal(err)
 	}
-	assertEqual(t, get("wdr_1:1"), pending)
+	storekit.AssertEqual(t, get("wdr_1:1"), pending)
 	// Once: a payout no longer pending keeps its outcome.
 	for name, p := range map[string]*engine.Payout{
 		"completed again":   {IdempotencyKey: "wdr_1:1", Status: engine.PayoutSucceeded, CompletedAt: base.Add(time.Hour)},
 		"completed before":  {IdempotencyKey: "wdr_2:1", Status: engine.PayoutSucceeded, CompletedAt: base.Add(time.Hour)},
 		"an unknown payout": {IdempotencyKey: "wdr_x:1", Status: engine.PayoutFailed},
 	} {
-		wantNotFound(t, name, s.CompleteSandboxPayout(ctx, p))
+		storekit.WantNotFound(t, name, s.CompleteSandboxPayout(ctx, p))
 	}
-	assertEqual(t, get("wdr_1:1"), pending)
-	assertEqual(t, get("wdr_2:1"), failed)
+	storekit.AssertEqual(t, get("wdr_1:1"), pending)
+	storekit.AssertEqual(t, get("wdr_2:1"), failed)
 
 	_, _, err := s.GetSandboxPayout(ctx, "wdr_x:1")
-	wantNotFound(t, "unknown payout", err)
+	storekit.WantNotFound(t, "unknown payout", err)
 }
 
 // testSandboxSettleRace: two processes on one database (two Providers on

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/payd-engine/payd/conformance/storekit"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/provider/smsinbox/smsparse"
 )
@@ -44,13 +45,13 @@ func testSMSChainReview(t *testing.T, s Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertEqual(t, got, want)
+		storekit.AssertEqual(t, got, want)
 	}
 	for _, c := range [][2]string{{"org_2", "sms_a"}, {"org_1", "sms_x"}} {
 		if _, err := get(c[0], c[1]); err == nil {
 			t.Errorf("GetSMS(%s, %s) found a message", c[0], c[1])
 		} else {
-			wantNotFound(t, "GetSMS "+c[0]+" "+c[1], err)
+			storekit.WantNotFound(t, "GetSMS "+c[0]+" "+c[1], err)
 		}
 	}
 
@@ -61,9 +62,9 @@ func testSMSChainReview(t *testing.T, s Store) {
 		})
 	}
 	// Stored after since (exclusive), oldest first, held only, the wallet's only.
-	assertEqual(t, since(base, 10), []*smsinbox.SMS{a, b, c})
-	assertEqual(t, since(a.CreatedAt, 10), []*smsinbox.SMS{b, c})
-	assertEqual(t, since(base, 2), []*smsinbox.SMS{a, b})
+	storekit.AssertEqual(t, since(base, 10), []*smsinbox.SMS{a, b, c})
+	storekit.AssertEqual(t, since(a.CreatedAt, 10), []*smsinbox.SMS{b, c})
+	storekit.AssertEqual(t, since(base, 2), []*smsinbox.SMS{a, b})
 	if got := since(c.CreatedAt, 10); len(got) != 0 {
 		t.Errorf("ListHeldSMSSince(the newest) = %d messages", len(got))
 	}
@@ -75,8 +76,8 @@ func testSMSChainReview(t *testing.T, s Store) {
 		})
 	}
 	// Equal values whatever their scale.
-	assertEqual(t, byBalance("1500.50"), []*smsinbox.SMS{a, c})
-	assertEqual(t, byBalance("1600.00"), []*smsinbox.SMS{b})
+	storekit.AssertEqual(t, byBalance("1500.50"), []*smsinbox.SMS{a, c})
+	storekit.AssertEqual(t, byBalance("1600.00"), []*smsinbox.SMS{b})
 	if got := byBalance("1"); len(got) != 0 {
 		t.Errorf("ListHeldSMSByBalance(1) = %d messages", len(got))
 	}
@@ -87,9 +88,9 @@ func testSMSChainReview(t *testing.T, s Store) {
 	if got, _ := get("org_1", "sms_a"); got == nil {
 		t.Fatal("sms_a is gone")
 	} else {
-		assertEqual(t, got, a)
+		storekit.AssertEqual(t, got, a)
 	}
-	assertEqual(t, byBalance("1500.5"), []*smsinbox.SMS{c})
+	storekit.AssertEqual(t, byBalance("1500.5"), []*smsinbox.SMS{c})
 
 	// The chain's count of gaps.
 	chain := newChain("wal_1", "org_1", "dev_1", smsparse.ChannelBkash)
@@ -120,8 +121,8 @@ func testSMSChainReview(t *testing.T, s Store) {
 			return tx.ListGaps(ctx, orgID, walletID, limit)
 		})
 	}
-	assertEqual(t, gaps("org_1", "", 0), []*smsinbox.Gap{g2, g1})
-	assertEqual(t, gaps("org_1", "", 1), []*smsinbox.Gap{g2})
-	assertEqual(t, gaps("org_1", "wal_1", 0), []*smsinbox.Gap{g1})
-	assertEqual(t, gaps("org_2", "", 0), []*smsinbox.Gap{g3})
+	storekit.AssertEqual(t, gaps("org_1", "", 0), []*smsinbox.Gap{g2, g1})
+	storekit.AssertEqual(t, gaps("org_1", "", 1), []*smsinbox.Gap{g2})
+	storekit.AssertEqual(t, gaps("org_1", "wal_1", 0), []*smsinbox.Gap{g1})
+	storekit.AssertEqual(t, gaps("org_2", "", 0), []*smsinbox.Gap{g3})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/payd-engine/payd/conformance/storekit"
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/provider/smsinbox"
 	"github.com/payd-engine/payd/provider/smsinbox/smsparse"
@@ -67,8 +68,8 @@ func inboxLocked[T any](t *testing.T, s Store, want T, lock func(ctx context.Con
 		got, err = lock(ctx, tx)
 		return err
 	})
-	assertEqual(t, got, want)
-	assertEqual(t, inboxGet(t, s, lock), want)
+	storekit.AssertEqual(t, got, want)
+	storekit.AssertEqual(t, inboxGet(t, s, lock), want)
 }
 
 // inboxCalls are named inbox transaction bodies that must each return
@@ -79,10 +80,10 @@ func inboxAllNotFound(t *testing.T, s Store, reads, writes inboxCalls) {
 	t.Helper()
 	ctx := context.Background()
 	for name, fn := range reads {
-		wantNotFound(t, name, inbox(s).InboxReadTx(ctx, fn))
+		storekit.WantNotFound(t, name, inbox(s).InboxReadTx(ctx, fn))
 	}
 	for name, fn := range writes {
-		wantNotFound(t, name, inbox(s).InboxTx(ctx, fn))
+		storekit.WantNotFound(t, name, inbox(s).InboxTx(ctx, fn))
 	}
 }
 
@@ -142,11 +143,11 @@ func newManualPayout(key, orgID string) *smsinbox.ManualPayout {
 // of org_1 and dev_9 of org_2.
 func mustInboxFixture(t *testing.T, s Store) {
 	t.Helper()
-	mustOrgs(t, s, "org_1", "org_2")
-	create(t, s, engine.Tx.CreateWallet,
-		newWallet("wal_1", "org_1", engine.ChannelBkash, engine.OperationCashOut, "01700000001"),
-		newWallet("wal_2", "org_1", engine.ChannelNagad, engine.OperationCashOut, "01700000002"),
-		newWallet("wal_9", "org_2", engine.ChannelBkash, engine.OperationCashOut, "01700000009"))
+	storekit.MustOrgs(t, s, "org_1", "org_2")
+	storekit.Create(t, s, engine.Tx.CreateWallet,
+		storekit.NewWallet("wal_1", "org_1", engine.ChannelBkash, engine.OperationCashOut, "01700000001"),
+		storekit.NewWallet("wal_2", "org_1", engine.ChannelNagad, engine.OperationCashOut, "01700000002"),
+		storekit.NewWallet("wal_9", "org_2", engine.ChannelBkash, engine.OperationCashOut, "01700000009"))
 	inboxCreate(t, s, smsinbox.Tx.CreateDevice, newDevice("dev_1", "org_1"), newDevice("dev_9", "org_2"))
 }
 
@@ -156,7 +157,7 @@ func mustInboxFixture(t *testing.T, s Store) {
 // errors unchanged, read-only.
 func testInboxTransactions(t *testing.T, s Store) {
 	ctx := context.Background()
-	mustOrgs(t, s, "org_1")
+	storekit.MustOrgs(t, s, "org_1")
 	sentinel := errors.New("stop")
 	err := inbox(s).InboxTx(ctx, func(ctx context.Context, tx smsinbox.Tx) error {
 		if err := tx.CreateDevice(ctx, newDevice("dev_rolled_back", "org_1")); err != nil {
@@ -185,15 +186,15 @@ func testInboxTransactions(t *testing.T, s Store) {
 	})
 	if got := inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) ([]*smsinbox.Device, error) {
 		return tx.ListDevices(ctx, "org_1")
-	}); joinIDs(got, func(d *smsinbox.Device) string { return d.ID }) != "1" {
-		t.Errorf("devices %s, want only dev_1", joinIDs(got, func(d *smsinbox.Device) string { return d.ID }))
+	}); storekit.JoinIDs(got, func(d *smsinbox.Device) string { return d.ID }) != "1" {
+		t.Errorf("devices %s, want only dev_1", storekit.JoinIDs(got, func(d *smsinbox.Device) string { return d.ID }))
 	}
 }
 
 // Devices.
 
 func testSMSDeviceRoundTrip(t *testing.T, s Store) {
-	mustOrgs(t, s, "org_1", "org_2")
+	storekit.MustOrgs(t, s, "org_1", "org_2")
 	// Inserted newest first: the list is oldest first all the same.
 	bare := newDevice("dev_2", "org_1")
 	bare.Name, bare.CreatedAt = "", base.Add(time.Second)
@@ -220,7 +221,7 @@ func testSMSDeviceRoundTrip(t *testing.T, s Store) {
 		})
 	}
 	for _, want := range []*smsinbox.Device{bare, full, tie, other} {
-		assertEqual(t, byHash(want.TokenHash), want)
+		storekit.AssertEqual(t, byHash(want.TokenHash), want)
 		inboxLocked(t, s, want, func(ctx context.Context, tx smsinbox.Tx) (*smsinbox.Device, error) {
 			return tx.LockDevice(ctx, want.OrganizationID, want.ID)
 		})
@@ -228,8 +229,8 @@ func testSMSDeviceRoundTrip(t *testing.T, s Store) {
 	if got := byHash(bare.TokenHash); got.LastSeenAt != nil || got.RevokedAt != nil {
 		t.Errorf("bare device read back seen %v, revoked %v", got.LastSeenAt, got.RevokedAt)
 	}
-	assertEqual(t, list("org_1"), []*smsinbox.Device{full, tie, bare})
-	assertEqual(t, list("org_2"), []*smsinbox.Device{other})
+	storekit.AssertEqual(t, list("org_1"), []*smsinbox.Device{full, tie, bare})
+	storekit.AssertEqual(t, list("org_2"), []*smsinbox.Device{other})
 	if got := list("org_x"); len(got) != 0 {
 		t.Errorf("ListDevices(org_x) = %d devices", len(got))
 	}
@@ -237,11 +238,11 @@ func testSMSDeviceRoundTrip(t *testing.T, s Store) {
 	// The token hash is unique, across organizations; so is the ID.
 	dup := newDevice("dev_4", "org_2")
 	dup.TokenHash = sha("token")
-	wantDuplicate(t, "device with a known token hash", inboxTry(s, smsinbox.Tx.CreateDevice, dup))
+	storekit.WantDuplicate(t, "device with a known token hash", inboxTry(s, smsinbox.Tx.CreateDevice, dup))
 	dup = newDevice("dev_1", "org_1")
-	wantDuplicate(t, "device with a known ID", inboxTry(s, smsinbox.Tx.CreateDevice, dup))
-	wantInternal(t, "device of a missing organization", inboxTry(s, smsinbox.Tx.CreateDevice, newDevice("dev_5", "org_x")))
-	assertEqual(t, byHash(sha("token")), full)
+	storekit.WantDuplicate(t, "device with a known ID", inboxTry(s, smsinbox.Tx.CreateDevice, dup))
+	storekit.WantInternal(t, "device of a missing organization", inboxTry(s, smsinbox.Tx.CreateDevice, newDevice("dev_5", "org_x")))
+	storekit.AssertEqual(t, byHash(sha("token")), full)
 
 	// Update writes name, token hash and hint (a rotation), last seen and
 	// revoked, and nothing else.
@@ -256,18 +257,18 @@ func testSMSDeviceRoundTrip(t *testing.T, s Store) {
 		}
 		return tx.UpdateDevice(ctx, bare)
 	})
-	assertEqual(t, byHash(sha("rotated")), full)
-	assertEqual(t, byHash(bare.TokenHash), bare)
+	storekit.AssertEqual(t, byHash(sha("rotated")), full)
+	storekit.AssertEqual(t, byHash(bare.TokenHash), bare)
 	// The old token's hash finds nothing: a rotated token stops at once.
-	wantNotFound(t, "GetDeviceByTokenHash(old hash)", inbox(s).InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
+	storekit.WantNotFound(t, "GetDeviceByTokenHash(old hash)", inbox(s).InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
 		_, err := tx.GetDeviceByTokenHash(ctx, sha("token"))
 		return err
 	}))
 	// Another device's token hash is refused.
 	clash := *bare
 	clash.TokenHash = sha("rotated")
-	wantDuplicate(t, "update to a known token hash", inboxTry(s, smsinbox.Tx.UpdateDevice, &clash))
-	assertEqual(t, list("org_1"), []*smsinbox.Device{full, tie, bare})
+	storekit.WantDuplicate(t, "update to a known token hash", inboxTry(s, smsinbox.Tx.UpdateDevice, &clash))
+	storekit.AssertEqual(t, list("org_1"), []*smsinbox.Device{full, tie, bare})
 
 	inboxAllNotFound(t, s, inboxCalls{
 		"GetDeviceByTokenHash": func(ctx context.Context, tx smsinbox.Tx) error {
@@ -305,9 +306,9 @@ func testSMSDeviceRoundTrip(t *testing.T, s Store) {
 
 func testSMSChainRoundTrip(t *testing.T, s Store) {
 	mustInboxFixture(t, s)
-	create(t, s, engine.Tx.CreateWallet,
-		newWallet("wal_3", "org_1", engine.ChannelBkash, engine.OperationCashOut, "01700000003"),
-		newWallet("wal_4", "org_1", smsparse.ChannelUpay, engine.OperationCashOut, "01700000004"))
+	storekit.Create(t, s, engine.Tx.CreateWallet,
+		storekit.NewWallet("wal_3", "org_1", engine.ChannelBkash, engine.OperationCashOut, "01700000003"),
+		storekit.NewWallet("wal_4", "org_1", smsparse.ChannelUpay, engine.OperationCashOut, "01700000004"))
 	inboxCreate(t, s, smsinbox.Tx.CreateDevice, newDevice("dev_2", "org_1"))
 	anchored := &smsinbox.Chain{
 		WalletID: "wal_1", OrganizationID: "org_1", DeviceID: "dev_1", Channel: engine.ChannelBkash,
@@ -346,23 +347,23 @@ func testSMSChainRoundTrip(t *testing.T, s Store) {
 			return tx.ListChains(ctx, orgID, deviceID)
 		})
 	}
-	assertEqual(t, list("org_1", ""), []*smsinbox.Chain{anchored, unanchored, zero})
-	assertEqual(t, list("org_1", "dev_1"), []*smsinbox.Chain{anchored, unanchored})
-	assertEqual(t, list("org_1", "dev_2"), []*smsinbox.Chain{zero})
-	assertEqual(t, list("org_2", ""), []*smsinbox.Chain{other})
+	storekit.AssertEqual(t, list("org_1", ""), []*smsinbox.Chain{anchored, unanchored, zero})
+	storekit.AssertEqual(t, list("org_1", "dev_1"), []*smsinbox.Chain{anchored, unanchored})
+	storekit.AssertEqual(t, list("org_1", "dev_2"), []*smsinbox.Chain{zero})
+	storekit.AssertEqual(t, list("org_2", ""), []*smsinbox.Chain{other})
 	for _, c := range [][2]string{{"org_1", "dev_9"}, {"org_2", "dev_1"}, {"org_1", "dev_x"}, {"org_x", ""}, {"", ""}} {
 		if got := list(c[0], c[1]); len(got) != 0 {
-			t.Errorf("ListChains(%q, %q) = %s", c[0], c[1], joinIDs(got, func(c *smsinbox.Chain) string { return c.WalletID }))
+			t.Errorf("ListChains(%q, %q) = %s", c[0], c[1], storekit.JoinIDs(got, func(c *smsinbox.Chain) string { return c.WalletID }))
 		}
 	}
 
 	dup := newChain("wal_1", "org_1", "dev_2", engine.ChannelBkash)
-	wantDuplicate(t, "second chain of a wallet", inboxTry(s, smsinbox.Tx.CreateChain, dup))
-	wantInternal(t, "chain of a missing wallet",
+	storekit.WantDuplicate(t, "second chain of a wallet", inboxTry(s, smsinbox.Tx.CreateChain, dup))
+	storekit.WantInternal(t, "chain of a missing wallet",
 		inboxTry(s, smsinbox.Tx.CreateChain, newChain("wal_x", "org_1", "dev_1", engine.ChannelBkash)))
-	wantInternal(t, "chain of a missing device",
+	storekit.WantInternal(t, "chain of a missing device",
 		inboxTry(s, smsinbox.Tx.CreateChain, newChain("wal_4", "org_1", "dev_x", smsparse.ChannelUpay)))
-	assertEqual(t, lock("org_1", "wal_1"), anchored)
+	storekit.AssertEqual(t, lock("org_1", "wal_1"), anchored)
 
 	// Update writes device, balance, balance message and updated at, and
 	// nothing else; a balance can go back to none.
@@ -377,8 +378,8 @@ func testSMSChainRoundTrip(t *testing.T, s Store) {
 		}
 		return tx.UpdateChain(ctx, anchored)
 	})
-	assertEqual(t, list("org_1", ""), []*smsinbox.Chain{anchored, unanchored, zero})
-	assertEqual(t, list("org_1", "dev_2"), []*smsinbox.Chain{unanchored, zero})
+	storekit.AssertEqual(t, list("org_1", ""), []*smsinbox.Chain{anchored, unanchored, zero})
+	storekit.AssertEqual(t, list("org_1", "dev_2"), []*smsinbox.Chain{unanchored, zero})
 
 	inboxAllNotFound(t, s, inboxCalls{
 		"LockChain/read": func(ctx context.Context, tx smsinbox.Tx) error {
@@ -410,7 +411,7 @@ func testSetWalletsLiveUntil(t *testing.T, s Store) {
 	mustInboxFixture(t, s)
 	getWallet := func(orgID, id string) *engine.Wallet {
 		t.Helper()
-		return get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) { return tx.GetWallet(ctx, orgID, id) })
+		return storekit.Get(t, s, func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) { return tx.GetWallet(ctx, orgID, id) })
 	}
 	w1, w2, w9 := getWallet("org_1", "wal_1"), getWallet("org_1", "wal_2"), getWallet("org_2", "wal_9")
 	set := func(ids []string, until *time.Time) {
@@ -419,9 +420,9 @@ func testSetWalletsLiveUntil(t *testing.T, s Store) {
 	}
 	check := func() {
 		t.Helper()
-		assertEqual(t, getWallet("org_1", "wal_1"), w1)
-		assertEqual(t, getWallet("org_1", "wal_2"), w2)
-		assertEqual(t, getWallet("org_2", "wal_9"), w9)
+		storekit.AssertEqual(t, getWallet("org_1", "wal_1"), w1)
+		storekit.AssertEqual(t, getWallet("org_1", "wal_2"), w2)
+		storekit.AssertEqual(t, getWallet("org_2", "wal_9"), w9)
 	}
 
 	until := base.Add(5*time.Minute + time.Microsecond)
@@ -439,7 +440,7 @@ func testSetWalletsLiveUntil(t *testing.T, s Store) {
 	set([]string{}, nil)
 	check()
 	// The engine's lock of a wallet sees it too.
-	wantLocked(t, s, w2, func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) {
+	storekit.WantLocked(t, s, w2, func(ctx context.Context, tx engine.Tx) (*engine.Wallet, error) {
 		return tx.LockWallet(ctx, "org_1", "wal_2")
 	})
 }
@@ -490,9 +491,9 @@ func testSMSRoundTrip(t *testing.T, s Store) {
 	inboxCreate(t, s, smsinbox.Tx.CreateSMS, credit, debit, untrusted, unparsed, other)
 
 	for _, want := range []*smsinbox.SMS{credit, debit, untrusted, unparsed} {
-		assertEqual(t, getSMS(t, s, "org_1", want.Fingerprint), want)
+		storekit.AssertEqual(t, getSMS(t, s, "org_1", want.Fingerprint), want)
 	}
-	assertEqual(t, getSMS(t, s, "org_2", credit.Fingerprint), other)
+	storekit.AssertEqual(t, getSMS(t, s, "org_2", credit.Fingerprint), other)
 	got := getSMS(t, s, "org_1", credit.Fingerprint)
 	if p := got.Parsed; p == nil || p.Channel != got.Channel || !p.Amount.Equal(dec("1500.5")) ||
 		p.Commission.String() != "16.1343" || !p.Time.Equal(credit.Parsed.Time) || got.Match != nil {
@@ -506,9 +507,9 @@ func testSMSRoundTrip(t *testing.T, s Store) {
 	if got := getSMS(t, s, "org_1", debit.Fingerprint); got.Parsed.Credit || !got.Parsed.Balance.IsZero() || !got.Parsed.Fee.Equal(dec("5")) {
 		t.Errorf("debit read back with parse result %+v", got.Parsed)
 	}
-	wantInternal(t, "message of a missing device",
+	storekit.WantInternal(t, "message of a missing device",
 		inboxTry(s, smsinbox.Tx.CreateSMS, newSMS("sms_x", "org_1", "dev_x", "", smsinbox.StatusUnparsed, nil)))
-	wantDuplicate(t, "message with a known ID",
+	storekit.WantDuplicate(t, "message with a known ID",
 		inboxTry(s, smsinbox.Tx.CreateSMS, newSMS("sms_1", "org_1", "dev_1", "", smsinbox.StatusDuplicate, nil)))
 
 	// Update writes status, reason and updated at, and nothing else.
@@ -523,9 +524,9 @@ func testSMSRoundTrip(t *testing.T, s Store) {
 		}
 		return tx.UpdateSMS(ctx, credit)
 	})
-	assertEqual(t, getSMS(t, s, "org_1", debit.Fingerprint), debit)
-	assertEqual(t, getSMS(t, s, "org_1", credit.Fingerprint), credit)
-	assertEqual(t, getSMS(t, s, "org_2", credit.Fingerprint), other)
+	storekit.AssertEqual(t, getSMS(t, s, "org_1", debit.Fingerprint), debit)
+	storekit.AssertEqual(t, getSMS(t, s, "org_1", credit.Fingerprint), credit)
+	storekit.AssertEqual(t, getSMS(t, s, "org_2", credit.Fingerprint), other)
 
 	inboxAllNotFound(t, s, inboxCalls{
 		"GetSMSByFingerprint": func(ctx context.Context, tx smsinbox.Tx) error {
@@ -556,7 +557,7 @@ func testSMSDuplicates(t *testing.T, s Store) {
 	// and the transaction goes on.
 	second := newSMS("sms_2", "org_1", "dev_1", "wal_1", smsinbox.StatusAccepted, newParsed(smsparse.ChannelBkash, trx))
 	second.Fingerprint = orig.Fingerprint
-	wantDuplicate(t, "second original", inboxTry(s, smsinbox.Tx.CreateSMS, second))
+	storekit.WantDuplicate(t, "second original", inboxTry(s, smsinbox.Tx.CreateSMS, second))
 	// Copies: status duplicate, any number of them. They carry the parse
 	// result here so that only their status keeps them out of the lookups.
 	copy1 := newSMS("sms_3", "org_1", "dev_1", "wal_1", smsinbox.StatusDuplicate, newParsed(smsparse.ChannelBkash, trx))
@@ -578,17 +579,17 @@ func testSMSDuplicates(t *testing.T, s Store) {
 	theirs.Fingerprint = orig.Fingerprint
 	inboxCreate(t, s, smsinbox.Tx.CreateSMS, theirs)
 
-	assertEqual(t, getSMS(t, s, "org_1", orig.Fingerprint), orig)
-	assertEqual(t, getSMS(t, s, "org_2", orig.Fingerprint), theirs)
+	storekit.AssertEqual(t, getSMS(t, s, "org_1", orig.Fingerprint), orig)
+	storekit.AssertEqual(t, getSMS(t, s, "org_2", orig.Fingerprint), theirs)
 	// Copies of copies are still copies.
 	copy3 := newSMS("sms_5", "org_1", "dev_1", "wal_1", smsinbox.StatusDuplicate, nil)
 	copy3.Fingerprint, copy3.DuplicateOf = orig.Fingerprint, orig.ID
 	inboxCreate(t, s, smsinbox.Tx.CreateSMS, copy3)
-	assertEqual(t, getSMS(t, s, "org_1", orig.Fingerprint), orig)
+	storekit.AssertEqual(t, getSMS(t, s, "org_1", orig.Fingerprint), orig)
 	all := inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) ([]*smsinbox.SMS, error) {
 		return tx.ListSMS(ctx, smsinbox.ListSMSParams{OrganizationID: "org_1"})
 	})
-	if ids := joinIDs(all, func(m *smsinbox.SMS) string { return m.ID }); ids != "1,5,4,3" {
+	if ids := storekit.JoinIDs(all, func(m *smsinbox.SMS) string { return m.ID }); ids != "1,5,4,3" {
 		t.Errorf("org_1's messages %s, want 1,5,4,3", ids)
 	}
 }
@@ -621,10 +622,10 @@ func testListSMSByTransactionID(t *testing.T, s Store) {
 			return tx.ListSMSByTransactionID(ctx, orgID, channel, trx)
 		})
 	}
-	assertEqual(t, list("org_1", smsparse.ChannelBkash, trx), []*smsinbox.SMS{conflict, accepted, held})
-	assertEqual(t, list("org_1", smsparse.ChannelBkash, "TRX0000002"), []*smsinbox.SMS{otherID})
-	assertEqual(t, list("org_1", smsparse.ChannelNagad, trx), []*smsinbox.SMS{otherChannel})
-	assertEqual(t, list("org_2", smsparse.ChannelBkash, trx), []*smsinbox.SMS{otherOrg})
+	storekit.AssertEqual(t, list("org_1", smsparse.ChannelBkash, trx), []*smsinbox.SMS{conflict, accepted, held})
+	storekit.AssertEqual(t, list("org_1", smsparse.ChannelBkash, "TRX0000002"), []*smsinbox.SMS{otherID})
+	storekit.AssertEqual(t, list("org_1", smsparse.ChannelNagad, trx), []*smsinbox.SMS{otherChannel})
+	storekit.AssertEqual(t, list("org_2", smsparse.ChannelBkash, trx), []*smsinbox.SMS{otherOrg})
 	for _, c := range [][3]string{
 		{"org_1", smsparse.ChannelUpay, trx}, {"org_1", smsparse.ChannelBkash, "TRX0000003"},
 		{"org_x", smsparse.ChannelBkash, trx}, {"org_1", smsparse.ChannelBkash, "trx0000001"},
@@ -632,7 +633,7 @@ func testListSMSByTransactionID(t *testing.T, s Store) {
 		{"org_1", smsparse.ChannelBkash, ""},
 	} {
 		if got := list(c[0], c[1], c[2]); len(got) != 0 {
-			t.Errorf("ListSMSByTransactionID(%q, %q, %q) = %s", c[0], c[1], c[2], joinIDs(got, func(m *smsinbox.SMS) string { return m.ID }))
+			t.Errorf("ListSMSByTransactionID(%q, %q, %q) = %s", c[0], c[1], c[2], storekit.JoinIDs(got, func(m *smsinbox.SMS) string { return m.ID }))
 		}
 	}
 }
@@ -664,26 +665,26 @@ func testListHeldSMS(t *testing.T, s Store) {
 			return tx.ListHeldSMS(ctx, walletID)
 		})
 	}
-	assertEqual(t, list("wal_1"), []*smsinbox.SMS{h2, h4, h3, h1})
-	assertEqual(t, list("wal_2"), []*smsinbox.SMS{otherWallet})
-	assertEqual(t, list("wal_9"), []*smsinbox.SMS{otherOrg})
+	storekit.AssertEqual(t, list("wal_1"), []*smsinbox.SMS{h2, h4, h3, h1})
+	storekit.AssertEqual(t, list("wal_2"), []*smsinbox.SMS{otherWallet})
+	storekit.AssertEqual(t, list("wal_9"), []*smsinbox.SMS{otherOrg})
 	if got := list("wal_x"); len(got) != 0 {
 		t.Errorf("ListHeldSMS(wal_x) = %d messages", len(got))
 	}
 	// Accepted, it is held no longer.
 	h3.Status, h3.UpdatedAt = smsinbox.StatusAccepted, base.Add(time.Minute)
 	inboxWrite(t, s, func(ctx context.Context, tx smsinbox.Tx) error { return tx.UpdateSMS(ctx, h3) })
-	assertEqual(t, list("wal_1"), []*smsinbox.SMS{h2, h4, h1})
+	storekit.AssertEqual(t, list("wal_1"), []*smsinbox.SMS{h2, h4, h1})
 }
 
 func testListSMS(t *testing.T, s Store) {
 	mustInboxFixture(t, s)
 	// dep_1 of org_1 has an attempt of bKash TRXA; dep_9 of org_2 one of
 	// bKash TRXB.
-	create(t, s, engine.Tx.CreateDeposit, newDeposit("dep_1", "org_1", "m_1"), newDeposit("dep_9", "org_2", "m_9"))
-	att1 := newAttempt("att_1", "dep_1", "org_1", engine.ChannelBkash, "TRXA")
+	storekit.Create(t, s, engine.Tx.CreateDeposit, storekit.NewDeposit("dep_1", "org_1", "m_1"), storekit.NewDeposit("dep_9", "org_2", "m_9"))
+	att1 := storekit.NewAttempt("att_1", "dep_1", "org_1", engine.ChannelBkash, "TRXA")
 	att1.Status, att1.FailureCode = engine.AttemptFailed, engine.FailureAmountMismatch
-	create(t, s, engine.Tx.CreateAttempt, att1, newAttempt("att_9", "dep_9", "org_2", engine.ChannelBkash, "TRXB"))
+	storekit.Create(t, s, engine.Tx.CreateAttempt, att1, storekit.NewAttempt("att_9", "dep_9", "org_2", engine.ChannelBkash, "TRXB"))
 
 	msg := func(id, walletID, status, channel, trx string, created time.Duration) *smsinbox.SMS {
 		var p *smsparse.Message
@@ -722,30 +723,30 @@ func testListSMS(t *testing.T, s Store) {
 		})
 	}
 	all := []*smsinbox.SMS{s5, s0, s4, s3, s2, &wantS1}
-	assertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1"}), all)
-	assertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", Limit: -1}), all)
-	assertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", Limit: 6}), all)
-	assertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", Limit: 2}), []*smsinbox.SMS{s5, s0})
-	assertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", WalletID: "wal_1"}), []*smsinbox.SMS{s3, s2, &wantS1})
-	assertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", WalletID: "wal_1", Limit: 1}), []*smsinbox.SMS{s3})
-	assertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", Status: smsinbox.StatusAccepted}), []*smsinbox.SMS{s4, &wantS1})
-	assertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", WalletID: "wal_1", Status: smsinbox.StatusAccepted}),
+	storekit.AssertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1"}), all)
+	storekit.AssertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", Limit: -1}), all)
+	storekit.AssertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", Limit: 6}), all)
+	storekit.AssertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", Limit: 2}), []*smsinbox.SMS{s5, s0})
+	storekit.AssertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", WalletID: "wal_1"}), []*smsinbox.SMS{s3, s2, &wantS1})
+	storekit.AssertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", WalletID: "wal_1", Limit: 1}), []*smsinbox.SMS{s3})
+	storekit.AssertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", Status: smsinbox.StatusAccepted}), []*smsinbox.SMS{s4, &wantS1})
+	storekit.AssertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", WalletID: "wal_1", Status: smsinbox.StatusAccepted}),
 		[]*smsinbox.SMS{&wantS1})
-	assertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_2"}), []*smsinbox.SMS{&wantS9})
+	storekit.AssertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_2"}), []*smsinbox.SMS{&wantS9})
 	for _, p := range []smsinbox.ListSMSParams{
 		{OrganizationID: "org_x"}, {}, {OrganizationID: "org_1", WalletID: "wal_9"},
 		{OrganizationID: "org_1", Status: smsinbox.StatusConflict},
 	} {
 		if got := list(p); len(got) != 0 {
-			t.Errorf("ListSMS(%+v) = %s", p, joinIDs(got, func(m *smsinbox.SMS) string { return m.ID }))
+			t.Errorf("ListSMS(%+v) = %s", p, storekit.JoinIDs(got, func(m *smsinbox.SMS) string { return m.ID }))
 		}
 	}
 
 	// The match is the attempt as it is now.
 	att1.Status, att1.FailureCode, att1.UpdatedAt = engine.AttemptSucceeded, "", base.Add(time.Minute)
-	write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateAttempt(ctx, att1) })
+	storekit.Write(t, s, func(ctx context.Context, tx engine.Tx) error { return tx.UpdateAttempt(ctx, att1) })
 	wantS1.Match.Status, wantS1.Match.FailureCode = engine.AttemptSucceeded, ""
-	assertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", Status: smsinbox.StatusAccepted}), []*smsinbox.SMS{s4, &wantS1})
+	storekit.AssertEqual(t, list(smsinbox.ListSMSParams{OrganizationID: "org_1", Status: smsinbox.StatusAccepted}), []*smsinbox.SMS{s4, &wantS1})
 }
 
 // Manual payouts.
@@ -758,7 +759,7 @@ func getManualPayout(t *testing.T, s Store, key string) *smsinbox.ManualPayout {
 }
 
 func testManualPayouts(t *testing.T, s Store) {
-	mustOrgs(t, s, "org_1", "org_2")
+	storekit.MustOrgs(t, s, "org_1", "org_2")
 	queued := newManualPayout("wdr_1", "org_1")
 	queued.Amount = dec("1500.50")
 	done := &smsinbox.ManualPayout{OrganizationID: "org_1", Operator: "admin:alice ☺", Payout: engine.Payout{
@@ -777,7 +778,7 @@ func testManualPayouts(t *testing.T, s Store) {
 	inboxCreate(t, s, smsinbox.Tx.CreateManualPayout, theirs, failed, done, queued)
 
 	for _, want := range []*smsinbox.ManualPayout{queued, done, failed, theirs} {
-		assertEqual(t, getManualPayout(t, s, want.IdempotencyKey), want)
+		storekit.AssertEqual(t, getManualPayout(t, s, want.IdempotencyKey), want)
 		inboxLocked(t, s, want, func(ctx context.Context, tx smsinbox.Tx) (*smsinbox.ManualPayout, error) {
 			return tx.LockManualPayout(ctx, want.IdempotencyKey)
 		})
@@ -791,9 +792,9 @@ func testManualPayouts(t *testing.T, s Store) {
 
 	dup := newManualPayout("wdr_1", "org_2")
 	dup.Amount = dec("1")
-	wantDuplicate(t, "payout with a known key", inboxTry(s, smsinbox.Tx.CreateManualPayout, dup))
-	wantInternal(t, "payout of a missing organization", inboxTry(s, smsinbox.Tx.CreateManualPayout, newManualPayout("wdr_x", "org_x")))
-	assertEqual(t, getManualPayout(t, s, "wdr_1"), queued)
+	storekit.WantDuplicate(t, "payout with a known key", inboxTry(s, smsinbox.Tx.CreateManualPayout, dup))
+	storekit.WantInternal(t, "payout of a missing organization", inboxTry(s, smsinbox.Tx.CreateManualPayout, newManualPayout("wdr_x", "org_x")))
+	storekit.AssertEqual(t, getManualPayout(t, s, "wdr_1"), queued)
 
 	list := func(p smsinbox.ListPayoutsParams) []*smsinbox.ManualPayout {
 		t.Helper()
@@ -801,15 +802,15 @@ func testManualPayouts(t *testing.T, s Store) {
 			return tx.ListManualPayouts(ctx, p)
 		})
 	}
-	assertEqual(t, list(smsinbox.ListPayoutsParams{}), []*smsinbox.ManualPayout{queued, theirs, done, failed})
-	assertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_1"}), []*smsinbox.ManualPayout{queued, done, failed})
-	assertEqual(t, list(smsinbox.ListPayoutsParams{Status: smsinbox.PayoutQueued}), []*smsinbox.ManualPayout{queued})
-	assertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_2", Status: smsinbox.PayoutMatched}), []*smsinbox.ManualPayout{theirs})
+	storekit.AssertEqual(t, list(smsinbox.ListPayoutsParams{}), []*smsinbox.ManualPayout{queued, theirs, done, failed})
+	storekit.AssertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_1"}), []*smsinbox.ManualPayout{queued, done, failed})
+	storekit.AssertEqual(t, list(smsinbox.ListPayoutsParams{Status: smsinbox.PayoutQueued}), []*smsinbox.ManualPayout{queued})
+	storekit.AssertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_2", Status: smsinbox.PayoutMatched}), []*smsinbox.ManualPayout{theirs})
 	for _, p := range []smsinbox.ListPayoutsParams{
 		{OrganizationID: "org_x"}, {Status: "unknown"}, {OrganizationID: "org_2", Status: smsinbox.PayoutFailed},
 	} {
 		if got := list(p); len(got) != 0 {
-			t.Errorf("ListManualPayouts(%+v) = %s", p, joinIDs(got, func(p *smsinbox.ManualPayout) string { return p.IdempotencyKey }))
+			t.Errorf("ListManualPayouts(%+v) = %s", p, storekit.JoinIDs(got, func(p *smsinbox.ManualPayout) string { return p.IdempotencyKey }))
 		}
 	}
 
@@ -827,16 +828,16 @@ func testManualPayouts(t *testing.T, s Store) {
 		}
 		return tx.UpdateManualPayout(ctx, failed)
 	})
-	assertEqual(t, getManualPayout(t, s, "wdr_1"), queued)
-	assertEqual(t, getManualPayout(t, s, "wdr_3"), failed)
-	assertEqual(t, list(smsinbox.ListPayoutsParams{Status: smsinbox.PayoutQueued}), []*smsinbox.ManualPayout{failed})
-	assertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_1", Status: smsinbox.PayoutSucceeded}),
+	storekit.AssertEqual(t, getManualPayout(t, s, "wdr_1"), queued)
+	storekit.AssertEqual(t, getManualPayout(t, s, "wdr_3"), failed)
+	storekit.AssertEqual(t, list(smsinbox.ListPayoutsParams{Status: smsinbox.PayoutQueued}), []*smsinbox.ManualPayout{failed})
+	storekit.AssertEqual(t, list(smsinbox.ListPayoutsParams{OrganizationID: "org_1", Status: smsinbox.PayoutSucceeded}),
 		[]*smsinbox.ManualPayout{queued, done})
 
 	// Waiting for an operator: failed (queued again, created at base+2s)
 	// and theirs (matched, at base), of both organizations; the settled
 	// are not counted.
-	assertEqual(t, inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) (map[string]engine.Queue, error) {
+	storekit.AssertEqual(t, inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) (map[string]engine.Queue, error) {
 		return tx.CountWaitingPayouts(ctx)
 	}), map[string]engine.Queue{
 		smsinbox.PayoutQueued:  {Items: 1, Oldest: base.Add(2 * time.Second)},
@@ -845,7 +846,7 @@ func testManualPayouts(t *testing.T, s Store) {
 	more := newManualPayout("wdr_4", "org_2")
 	more.CreatedAt = base.Add(time.Second)
 	inboxCreate(t, s, smsinbox.Tx.CreateManualPayout, more)
-	assertEqual(t, inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) (map[string]engine.Queue, error) {
+	storekit.AssertEqual(t, inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) (map[string]engine.Queue, error) {
 		return tx.CountWaitingPayouts(ctx)
 	}), map[string]engine.Queue{
 		smsinbox.PayoutQueued:  {Items: 2, Oldest: base.Add(time.Second)},
@@ -884,10 +885,10 @@ func testLockChainSerializes(t *testing.T, s Store) {
 	lock := func(ctx context.Context, tx smsinbox.Tx) (*smsinbox.Chain, error) {
 		return tx.LockChain(ctx, "org_1", "wal_1")
 	}
-	lockSerializesIn(t, inbox(s).InboxTx, inbox(s).InboxReadTx, 20, txCounter[smsinbox.Tx, *smsinbox.Chain]{
-		lock: lock, get: lock, update: smsinbox.Tx.UpdateChain,
-		count: func(c *smsinbox.Chain) int { return int(c.Balance.Decimal.IntPart()) },
-		inc: func(c *smsinbox.Chain) {
+	storekit.LockSerializes(t, inbox(s).InboxTx, inbox(s).InboxReadTx, 20, storekit.Counter[smsinbox.Tx, *smsinbox.Chain]{
+		Lock: lock, Get: lock, Update: smsinbox.Tx.UpdateChain,
+		Count: func(c *smsinbox.Chain) int { return int(c.Balance.Decimal.IntPart()) },
+		Inc: func(c *smsinbox.Chain) {
 			c.Balance = decimal.NewNullDecimal(c.Balance.Decimal.Add(decimal.NewFromInt(1)))
 			c.BalanceMessageID = fmt.Sprintf("sms_%d", c.Balance.Decimal.IntPart())
 		},
@@ -901,10 +902,10 @@ func testLockDeviceSerializes(t *testing.T, s Store) {
 	lock := func(ctx context.Context, tx smsinbox.Tx) (*smsinbox.Device, error) {
 		return tx.LockDevice(ctx, "org_1", "dev_1")
 	}
-	lockSerializesIn(t, inbox(s).InboxTx, inbox(s).InboxReadTx, 20, txCounter[smsinbox.Tx, *smsinbox.Device]{
-		lock: lock, get: lock, update: smsinbox.Tx.UpdateDevice,
-		count: func(d *smsinbox.Device) int { return microsAfter(d.LastSeenAt) },
-		inc: func(d *smsinbox.Device) {
+	storekit.LockSerializes(t, inbox(s).InboxTx, inbox(s).InboxReadTx, 20, storekit.Counter[smsinbox.Tx, *smsinbox.Device]{
+		Lock: lock, Get: lock, Update: smsinbox.Tx.UpdateDevice,
+		Count: func(d *smsinbox.Device) int { return microsAfter(d.LastSeenAt) },
+		Inc: func(d *smsinbox.Device) {
 			d.LastSeenAt = ptr(base.Add(time.Duration(microsAfter(d.LastSeenAt)+1) * time.Microsecond))
 		},
 	})
@@ -913,15 +914,15 @@ func testLockDeviceSerializes(t *testing.T, s Store) {
 // LockManualPayout serializes the operators recording a payout's outcome:
 // each appends to its reason, whose length is the counter.
 func testLockManualPayoutSerializes(t *testing.T, s Store) {
-	mustOrgs(t, s, "org_1")
+	storekit.MustOrgs(t, s, "org_1")
 	inboxCreate(t, s, smsinbox.Tx.CreateManualPayout, newManualPayout("wdr_1", "org_1"))
 	lock := func(ctx context.Context, tx smsinbox.Tx) (*smsinbox.ManualPayout, error) {
 		return tx.LockManualPayout(ctx, "wdr_1")
 	}
-	lockSerializesIn(t, inbox(s).InboxTx, inbox(s).InboxReadTx, 20, txCounter[smsinbox.Tx, *smsinbox.ManualPayout]{
-		lock: lock, get: lock, update: smsinbox.Tx.UpdateManualPayout,
-		count: func(p *smsinbox.ManualPayout) int { return len(p.Reason) },
-		inc:   func(p *smsinbox.ManualPayout) { p.Reason += "x" },
+	storekit.LockSerializes(t, inbox(s).InboxTx, inbox(s).InboxReadTx, 20, storekit.Counter[smsinbox.Tx, *smsinbox.ManualPayout]{
+		Lock: lock, Get: lock, Update: smsinbox.Tx.UpdateManualPayout,
+		Count: func(p *smsinbox.ManualPayout) int { return len(p.Reason) },
+		Inc:   func(p *smsinbox.ManualPayout) { p.Reason += "x" },
 	})
 }
 
@@ -930,12 +931,12 @@ func testLockManualPayoutSerializes(t *testing.T, s Store) {
 // them as copies).
 func testConcurrentSameSMS(t *testing.T, s Store) {
 	mustInboxFixture(t, s)
-	raceForOneIn(t, inbox(s).InboxTx, 20, func(ctx context.Context, tx smsinbox.Tx, i int) error {
+	storekit.RaceForOne(t, inbox(s).InboxTx, 20, func(ctx context.Context, tx smsinbox.Tx, i int) error {
 		m := newSMS(fmt.Sprintf("sms_%02d", i), "org_1", "dev_1", "wal_1", smsinbox.StatusHeld, newParsed(smsparse.ChannelBkash, "TRX0000001"))
 		m.Fingerprint = sha("same")
 		return tx.CreateSMS(ctx, m)
 	})
-	if ids := joinIDs(inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) ([]*smsinbox.SMS, error) {
+	if ids := storekit.JoinIDs(inboxGet(t, s, func(ctx context.Context, tx smsinbox.Tx) ([]*smsinbox.SMS, error) {
 		return tx.ListSMS(ctx, smsinbox.ListSMSParams{OrganizationID: "org_1"})
 	}), func(m *smsinbox.SMS) string { return m.ID }); len(ids) != 2 {
 		t.Errorf("messages %s stored, want one", ids)
@@ -975,10 +976,10 @@ func testListHeldSMSFollowing(t *testing.T, s Store) {
 			return tx.ListHeldSMSFollowing(ctx, "wal_1", dec(balance))
 		})
 	}
-	assertEqual(t, following("1000.00"), []*smsinbox.SMS{b, a, legacy})
-	assertEqual(t, following("999.39"), []*smsinbox.SMS{b, legacy})
-	assertEqual(t, following("1000.50"), []*smsinbox.SMS{c, legacy})
-	assertEqual(t, following("1"), []*smsinbox.SMS{legacy})
+	storekit.AssertEqual(t, following("1000.00"), []*smsinbox.SMS{b, a, legacy})
+	storekit.AssertEqual(t, following("999.39"), []*smsinbox.SMS{b, legacy})
+	storekit.AssertEqual(t, following("1000.50"), []*smsinbox.SMS{c, legacy})
+	storekit.AssertEqual(t, following("1"), []*smsinbox.SMS{legacy})
 	// Expired, a message is followed no more.
 	legacy.Status, b.Status = smsinbox.StatusExpired, smsinbox.StatusConflict
 	inboxWrite(t, s, func(ctx context.Context, tx smsinbox.Tx) error {
@@ -987,7 +988,7 @@ func testListHeldSMSFollowing(t *testing.T, s Store) {
 		}
 		return tx.UpdateSMS(ctx, b)
 	})
-	assertEqual(t, following("1000"), []*smsinbox.SMS{a})
+	storekit.AssertEqual(t, following("1000"), []*smsinbox.SMS{a})
 	if got := following("1"); len(got) != 0 {
 		t.Errorf("ListHeldSMSFollowing(1) = %d messages", len(got))
 	}
@@ -1000,9 +1001,9 @@ func testListHeldSMSFollowing(t *testing.T, s Store) {
 	}
 	// By when stored (CreatedAt), not received: a before c; before is
 	// exclusive.
-	assertEqual(t, oldest(base, 10), []*smsinbox.SMS{a, c})
-	assertEqual(t, oldest(base, 1), []*smsinbox.SMS{a})
-	assertEqual(t, oldest(c.CreatedAt, 10), []*smsinbox.SMS{a})
+	storekit.AssertEqual(t, oldest(base, 10), []*smsinbox.SMS{a, c})
+	storekit.AssertEqual(t, oldest(base, 1), []*smsinbox.SMS{a})
+	storekit.AssertEqual(t, oldest(c.CreatedAt, 10), []*smsinbox.SMS{a})
 	if got := oldest(a.CreatedAt, 10); len(got) != 0 {
 		t.Errorf("ListOldestHeldSMS(before the oldest) = %d messages", len(got))
 	}
@@ -1020,7 +1021,7 @@ func testSMSCounts(t *testing.T, s Store) {
 	// A refused insert counts nothing.
 	dup := newSMS("sms_4", "org_1", "dev_1", "wal_1", smsinbox.StatusHeld, nil)
 	dup.Fingerprint = h1.Fingerprint
-	wantDuplicate(t, "a second original", inboxTry(s, smsinbox.Tx.CreateSMS, dup))
+	storekit.WantDuplicate(t, "a second original", inboxTry(s, smsinbox.Tx.CreateSMS, dup))
 	h1.Status = smsinbox.StatusAccepted
 	h2.Status, h2.Reason = smsinbox.StatusHeld, "reason only" // no status change
 	inboxWrite(t, s, func(ctx context.Context, tx smsinbox.Tx) error {
@@ -1035,12 +1036,12 @@ func testSMSCounts(t *testing.T, s Store) {
 			return tx.ListSMSCounts(ctx, orgID)
 		})
 	}
-	assertEqual(t, counts("org_1"), []smsinbox.SMSCount{
+	storekit.AssertEqual(t, counts("org_1"), []smsinbox.SMSCount{
 		{WalletID: "", Status: smsinbox.StatusUnparsed, Count: 1},
 		{WalletID: "wal_1", Status: smsinbox.StatusAccepted, Count: 1},
 		{WalletID: "wal_1", Status: smsinbox.StatusHeld, Count: 1},
 	})
-	assertEqual(t, counts("org_2"), []smsinbox.SMSCount{{WalletID: "wal_9", Status: smsinbox.StatusHeld, Count: 1}})
+	storekit.AssertEqual(t, counts("org_2"), []smsinbox.SMSCount{{WalletID: "wal_9", Status: smsinbox.StatusHeld, Count: 1}})
 	if got := counts("org_x"); len(got) != 0 {
 		t.Errorf("counts of org_x: %v", got)
 	}
@@ -1071,11 +1072,11 @@ func testSMSCounts(t *testing.T, s Store) {
 	if err == nil {
 		t.Fatal("rollback: no error")
 	}
-	assertEqual(t, counts("org_1")[2], smsinbox.SMSCount{WalletID: "wal_1", Status: smsinbox.StatusHeld, Count: 1})
+	storekit.AssertEqual(t, counts("org_1")[2], smsinbox.SMSCount{WalletID: "wal_1", Status: smsinbox.StatusHeld, Count: 1})
 }
 
 func testSMSSettings(t *testing.T, s Store) {
-	mustOrgs(t, s, "org_1", "org_2")
+	storekit.MustOrgs(t, s, "org_1", "org_2")
 	get := func(orgID string) (*smsinbox.Settings, error) {
 		var out *smsinbox.Settings
 		err := inbox(s).InboxReadTx(context.Background(), func(ctx context.Context, tx smsinbox.Tx) error {
@@ -1098,9 +1099,9 @@ func testSMSSettings(t *testing.T, s Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertEqual(t, got, want)
+		storekit.AssertEqual(t, got, want)
 	}
-	wantInternal(t, "settings of a missing organization", inboxTry(s, smsinbox.Tx.PutSettings, &smsinbox.Settings{OrganizationID: "org_x", UpdatedAt: base}))
+	storekit.WantInternal(t, "settings of a missing organization", inboxTry(s, smsinbox.Tx.PutSettings, &smsinbox.Settings{OrganizationID: "org_x", UpdatedAt: base}))
 }
 
 // inbox is the SMS inbox's store on s: the provider's own SQL on the
