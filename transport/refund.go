@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/payd-engine/payd/engine"
@@ -137,32 +138,11 @@ func (s *server) listRefunds(w http.ResponseWriter, r *http.Request) error {
 // settleSandboxRefund serves POST {prefix}/sandbox/refunds/{id}/settle
 // (bearer) with {"outcome":"succeeded"|"failed"}, as for a withdrawal.
 func (s *server) settleSandboxRefund(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.admit(w, r, classDefault)
-	if err != nil {
-		return err
-	}
-	o, err := readObject(r, "outcome")
-	if err != nil {
-		return err
-	}
-	outcome, err := o.string("outcome", true)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(r, "refund")
-	if err != nil {
-		return err
-	}
-	rf, err := s.engine.GetRefund(r.Context(), p.OrganizationID, id)
-	if err != nil {
-		return err
-	}
-	if err := s.sandbox.SettleRefund(r.Context(), p.OrganizationID, rf.ID, outcome); err != nil {
-		return err
-	}
-	if err := s.engine.PollRefundNow(r.Context(), p.OrganizationID, rf.ID); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"id": rf.ID, "outcome": outcome})
-	return nil
+	return s.settleSandbox(w, r, "refund", func(ctx context.Context, org, id string) (string, error) {
+		rf, err := s.engine.GetRefund(ctx, org, id)
+		if err != nil {
+			return "", err
+		}
+		return rf.ID, nil
+	}, s.sandbox.SettleRefund, s.engine.PollRefundNow)
 }

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/payd-engine/payd/engine"
@@ -83,6 +84,22 @@ func (s *server) getBalance(w http.ResponseWriter, r *http.Request) error {
 // completes the withdrawal's payout that way, and the payout worker picks
 // the outcome up at once.
 func (s *server) settleSandboxWithdrawal(w http.ResponseWriter, r *http.Request) error {
+	return s.settleSandbox(w, r, "withdrawal", func(ctx context.Context, org, id string) (string, error) {
+		wd, err := s.engine.GetWithdrawal(ctx, org, id)
+		if err != nil {
+			return "", err
+		}
+		return wd.ID, nil
+	}, s.sandbox.SettlePayout, s.engine.PollPayoutNow)
+}
+
+// settleSandbox is the sandbox's settle endpoints: the organization's
+// resource found by get (not_found otherwise), its outcome given to the
+// sandbox by settle, and poll telling the worker to read it at once.
+func (s *server) settleSandbox(w http.ResponseWriter, r *http.Request, kind string,
+	get func(ctx context.Context, org, id string) (string, error),
+	settle func(ctx context.Context, org, id, outcome string) error,
+	poll func(ctx context.Context, org, id string) error) error {
 	p, err := s.admit(w, r, classDefault)
 	if err != nil {
 		return err
@@ -95,20 +112,19 @@ func (s *server) settleSandboxWithdrawal(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	id, err := pathID(r, "withdrawal")
+	id, err := pathID(r, kind)
 	if err != nil {
 		return err
 	}
-	wd, err := s.engine.GetWithdrawal(r.Context(), p.OrganizationID, id)
-	if err != nil {
+	if id, err = get(r.Context(), p.OrganizationID, id); err != nil {
 		return err
 	}
-	if err := s.sandbox.SettlePayout(r.Context(), p.OrganizationID, wd.ID, outcome); err != nil {
+	if err := settle(r.Context(), p.OrganizationID, id, outcome); err != nil {
 		return err
 	}
-	if err := s.engine.PollPayoutNow(r.Context(), p.OrganizationID, wd.ID); err != nil {
+	if err := poll(r.Context(), p.OrganizationID, id); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"id": wd.ID, "outcome": outcome})
+	writeJSON(w, http.StatusOK, map[string]string{"id": id, "outcome": outcome})
 	return nil
 }
