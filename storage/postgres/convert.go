@@ -12,8 +12,9 @@ import (
 // Encodings of the schema's conventions. The write side is a plain function
 // returning the parameter; the read side is a pgtype scanner pointing at the
 // destination field, so each table's scan is one Scan call. Decimals need
-// neither: pgx-shopspring-decimal, registered on every connection, reads
-// and writes decimal.Decimal and decimal.NullDecimal as NUMERIC exactly.
+// neither: pgx-shopspring-decimal and decimalCodec, registered on every
+// connection, read and write decimal.Decimal and decimal.NullDecimal as
+// NUMERIC exactly.
 
 // params returns "$1, $2, ..., $n".
 func params(n int) string {

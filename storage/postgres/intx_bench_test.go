@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
@@ -29,5 +30,58 @@ func BenchmarkInTxOneStatement(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkReadOneDeposit is the signed GET's read, one after another;
+// -Parallel, 32 at once (-bench ReadOneDeposit -benchmem).
+func BenchmarkReadOneDeposit(b *testing.B) {
+	s := benchDeposits(b)
+	ctx := context.Background()
+	for b.Loop() {
+		readOneDeposit(ctx, b, s)
+	}
+}
+
+func BenchmarkReadOneDepositParallel(b *testing.B) {
+	s := benchDeposits(b)
+	b.SetParallelism(32 / runtime.GOMAXPROCS(0))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			readOneDeposit(ctx, b, s)
+		}
+	})
+}
+
+func benchDeposits(b *testing.B) *Store {
+	s, err := Open(context.Background(), pgtest.URL(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	err = s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+		if err := tx.CreateOrganization(ctx, newOrg("org_1")); err != nil {
+			return err
+		}
+		return tx.CreateDeposit(ctx, newDeposit("dep_1", "org_1"))
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func readOneDeposit(ctx context.Context, b *testing.B, s *Store) {
+	err := s.ReadOne(ctx, func(ctx context.Context, tx engine.Tx) error {
+		d, err := tx.GetDeposit(ctx, "org_1", "dep_1")
+		if err == nil && d.ID != "dep_1" {
+			b.Errorf("read %s", d.ID)
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 }

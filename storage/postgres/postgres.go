@@ -22,6 +22,7 @@ import (
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/storage/internal/txretry"
@@ -151,6 +152,7 @@ func ConfigurePool(cfg *pgxpool.Config) {
 			}
 		}
 		pgxdecimal.Register(conn.TypeMap())
+		conn.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: decimalCodec{}})
 		return nil
 	}
 }
