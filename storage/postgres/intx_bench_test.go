@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/payd-engine/payd/engine"
@@ -34,12 +36,13 @@ func BenchmarkInTxOneStatement(b *testing.B) {
 }
 
 // BenchmarkReadOneDeposit is the signed GET's read, one after another;
-// -Parallel, 32 at once (-bench ReadOneDeposit -benchmem).
+// -Parallel, 32 at once, each of its own deposit (-bench ReadOneDeposit
+// -benchmem).
 func BenchmarkReadOneDeposit(b *testing.B) {
 	s := benchDeposits(b)
 	ctx := context.Background()
 	for b.Loop() {
-		readOneDeposit(ctx, b, s)
+		readOneDeposit(ctx, b, s, "dep_0")
 	}
 }
 
@@ -47,10 +50,12 @@ func BenchmarkReadOneDepositParallel(b *testing.B) {
 	s := benchDeposits(b)
 	b.SetParallelism(32 / runtime.GOMAXPROCS(0))
 	b.ResetTimer()
+	var next atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()
+		id := fmt.Sprint("dep_", next.Add(1)%benchDepositCount)
 		for pb.Next() {
-			readOneDeposit(ctx, b, s)
+			readOneDeposit(ctx, b, s, id)
 		}
 	})
 }
@@ -65,7 +70,12 @@ func benchDeposits(b *testing.B) *Store {
 		if err := tx.CreateOrganization(ctx, newOrg("org_1")); err != nil {
 			return err
 		}
-		return tx.CreateDeposit(ctx, newDeposit("dep_1", "org_1"))
+		for i := range benchDepositCount {
+			if err := tx.CreateDeposit(ctx, newDeposit(fmt.Sprint("dep_", i), "org_1")); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -73,10 +83,12 @@ func benchDeposits(b *testing.B) *Store {
 	return s
 }
 
-func readOneDeposit(ctx context.Context, b *testing.B, s *Store) {
+const benchDepositCount = 64
+
+func readOneDeposit(ctx context.Context, b *testing.B, s *Store, id string) {
 	err := s.ReadOne(ctx, func(ctx context.Context, tx engine.Tx) error {
-		d, err := tx.GetDeposit(ctx, "org_1", "dep_1")
-		if err == nil && d.ID != "dep_1" {
+		d, err := tx.GetDeposit(ctx, "org_1", id)
+		if err == nil && d.ID != id {
 			b.Errorf("read %s", d.ID)
 		}
 		return err

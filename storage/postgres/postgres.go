@@ -33,6 +33,7 @@ type Store struct {
 	pool     *pgxpool.Pool
 	ownsPool bool // Open made it: Close closes it
 	health   health
+	deposits depositReads // ReadOne's reads of a deposit by ID
 }
 
 var (
@@ -220,7 +221,7 @@ func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engi
 // A second statement, or one that is not a SELECT, fails with
 // errNotOneRead.
 func (s *Store) ReadOne(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
-	return s.health.observe(ctx, fn(ctx, &tx{tx: &oneRead{pool: s.pool}, readOnly: true}), false, 0)
+	return s.health.observe(ctx, fn(ctx, &tx{tx: &oneRead{store: s}, readOnly: true}), false, 0)
 }
 
 // runTx runs fn in a transaction: committed if fn returns nil, rolled back if

@@ -1015,6 +1015,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		// to find one (a withdrawal's payout steps, 1.7 million index
 		// entries in one 3 s benchmark run).
 		{"deposit by ID", getDepositQuery, "deposits_pkey", []any{"dep_1", "org_1"}},
+		{"deposits by ID, a batch of reads", getDepositsQuery, "deposits_pkey", []any{[]string{"dep_1", "dep_2"}}},
 		{"withdrawal by ID", getWithdrawalQuery, "withdrawals_pkey", []any{"wd_1", "org_1"}},
 		{"withdrawal by ID, locked", lockWithdrawalQuery, "withdrawals_pkey", []any{"wd_1", "org_1"}},
 		{"balance transaction by ID", getBalanceTransactionQuery, "balance_transactions_pkey", []any{"btx_1", "org_1"}},

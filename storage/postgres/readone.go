@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/payd-engine/payd/engine"
 )
@@ -27,8 +26,8 @@ var errNotOneRead = errors.New("postgres: ReadOne runs one SELECT; use ReadTx or
 // oneRead runs the statement of ReadOne on the pool, outside any
 // transaction, and refuses any other.
 type oneRead struct {
-	pool *pgxpool.Pool
-	used bool
+	store *Store
+	used  bool
 }
 
 func (r *oneRead) admit(sql string) bool {
@@ -49,14 +48,14 @@ func (r *oneRead) Query(ctx context.Context, sql string, args ...any) (pgx.Rows,
 	if !r.admit(sql) {
 		return nil, errNotOneRead
 	}
-	return r.pool.Query(ctx, sql, args...)
+	return r.store.pool.Query(ctx, sql, args...)
 }
 
 func (r *oneRead) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	if !r.admit(sql) {
 		return errRow{errNotOneRead}
 	}
-	return r.pool.QueryRow(ctx, sql, args...)
+	return r.store.pool.QueryRow(ctx, sql, args...)
 }
 
 // errRow is a pgx.Row that fails.

@@ -458,6 +458,14 @@ func (t *tx) CreateDeposit(ctx context.Context, d *engine.Deposit) error {
 }
 
 func (t *tx) GetDeposit(ctx context.Context, organizationID, id string) (*engine.Deposit, error) {
+	// ReadOne's read (a signed GET's) may share its statement with others
+	// (depositReads).
+	if r, ok := t.tx.(*oneRead); ok {
+		if !r.admit(getDepositQuery) {
+			return nil, errNotOneRead
+		}
+		return r.store.deposits.get(ctx, r.store, organizationID, id)
+	}
 	return scanDeposit(t.tx.QueryRow(ctx, getDepositQuery, id, organizationID))
 }
 

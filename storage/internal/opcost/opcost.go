@@ -272,8 +272,12 @@ func Measure(t *testing.T, store engine.Store, count func() Counters, ceilings C
 		_, err := eng.GetDeposit(ctx, org, read.ID)
 		return err
 	})
+	g32 := measure(32, true, func(int) error {
+		_, err := eng.GetDeposit(ctx, org, read.ID)
+		return err
+	})
 	t.Logf("one at a time: create %s; get %s; submit %s; worker %s; withdrawal create %s; payout %s", c1, g1, s1, f1, w1, p1)
-	t.Logf("32 at once:    create %s; submit %s; worker %s; withdrawal create %s; payout %s", c32, s32, f32, w32, p32)
+	t.Logf("32 at once:    create %s; get %s; submit %s; worker %s; withdrawal create %s; payout %s", c32, g32, s32, f32, w32, p32)
 	for name, got := range map[string]counts{"create": c1, "get": g1, "submit": s1, "worker": f1, "withdrawal create": w1, "payout": p1} {
 		c, ok := ceilings[name]
 		if !ok {
