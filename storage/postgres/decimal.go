@@ -3,6 +3,7 @@ package postgres
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/big"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
@@ -34,17 +35,16 @@ type decimalScanPlan struct {
 }
 
 func (p decimalScanPlan) Scan(src []byte, dst any) error {
-	// A binary zero (no digits, sign positive) keeps its scale, as "0.00"
-	// parses: pgtype drops it.
-	if p.binary && len(src) == 8 && binary.BigEndian.Uint16(src) == 0 && binary.BigEndian.Uint16(src[4:]) == 0 {
-		zero := decimal.New(0, -int32(int16(binary.BigEndian.Uint16(src[6:]))))
-		switch d := dst.(type) {
-		case *decimal.Decimal:
-			*d = zero
-			return nil
-		case *decimal.NullDecimal:
-			*d = decimal.NullDecimal{Decimal: zero, Valid: true}
-			return nil
+	if p.binary {
+		if v, ok := smallNumeric(src); ok {
+			switch d := dst.(type) {
+			case *decimal.Decimal:
+				*d = v
+				return nil
+			case *decimal.NullDecimal:
+				*d = decimal.NullDecimal{Decimal: v, Valid: true}
+				return nil
+			}
 		}
 	}
 	switch d := dst.(type) {
@@ -98,4 +98,50 @@ func textExponent(v pgtype.Numeric) decimal.Decimal {
 	}
 	scale := new(big.Int).Exp(bigTen, big.NewInt(int64(v.Exp)), nil)
 	return decimal.NewFromBigInt(scale.Mul(scale, v.Int), 0)
+}
+
+// smallNumeric reads a binary NUMERIC of up to 16 digits whose coefficient
+// at the scale of its text fits an int64 (every amount), without pgtype's
+// big.Int arithmetic: coefficient and exponent as its text parses. ok is
+// false for any other (NaN, infinities, larger), which the general path
+// reads.
+func smallNumeric(src []byte) (d decimal.Decimal, ok bool) {
+	if len(src) < 8 {
+		return d, false
+	}
+	ndigits := int(binary.BigEndian.Uint16(src))
+	weight := int(int16(binary.BigEndian.Uint16(src[2:])))
+	sign := binary.BigEndian.Uint16(src[4:])
+	dscale := int(int16(binary.BigEndian.Uint16(src[6:])))
+	const positive, negative = 0x0000, 0x4000
+	if ndigits > 4 || len(src) != 8+2*ndigits || sign != positive && sign != negative || dscale < 0 {
+		return d, false
+	}
+	var coef int64
+	for i := range ndigits {
+		digit := int64(binary.BigEndian.Uint16(src[8+2*i:])) // base 10000
+		if digit >= 10000 {
+			return d, false
+		}
+		coef = coef*10000 + digit
+	}
+	// The value is coef × 10^exp; its text has dscale decimals, so the
+	// text's exponent is -dscale.
+	exp := 4 * (weight - ndigits + 1)
+	for ; exp > -dscale; exp-- {
+		if coef > math.MaxInt64/10 {
+			return d, false
+		}
+		coef *= 10
+	}
+	for ; exp < -dscale; exp++ {
+		if coef%10 != 0 { // not rounded to its scale: not Postgres's
+			return d, false
+		}
+		coef /= 10
+	}
+	if sign == negative {
+		coef = -coef
+	}
+	return decimal.New(coef, int32(-dscale)), true
 }
