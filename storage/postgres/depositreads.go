@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -90,12 +91,23 @@ func (c *depositReads) lead(s *Store, r *depositRead) {
 	c.waiting = c.waiting[:copy(c.waiting, c.waiting[n:])]
 	c.mu.Unlock()
 
+	done := false
+	defer func() {
+		if !done { // a panic: the others fail, and the turn goes on
+			for _, w := range batch[1:] {
+				w.d, w.err = nil, errReadPanicked
+			}
+		}
+		for _, w := range batch[1:] {
+			w.signal <- struct{}{}
+		}
+		c.handOff()
+	}()
 	s.readDeposits(batch)
-	for _, w := range batch[1:] {
-		w.signal <- struct{}{}
-	}
-	c.handOff()
+	done = true
 }
+
+var errReadPanicked = errors.New("postgres: the batch of deposit reads panicked")
 
 // handOff ends a batch's turn: the first read waiting leads the next
 // batch, or the turn is free.

@@ -365,3 +365,67 @@ func TestDepositReadsConcurrent(t *testing.T) {
 	}
 	t.Logf("%d reads", reads.Load())
 }
+
+// panicBatch is a tracer that panics at the first batch statement of
+// deposit reads.
+type panicBatch struct{ once sync.Once }
+
+func (p *panicBatch) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if data.SQL == getDepositsQuery {
+		p.once.Do(func() { panic("injected") })
+	}
+	return ctx
+}
+
+func (p *panicBatch) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// A batch that panics fails its other reads, not forever: the next read
+// runs.
+func TestDepositReadsAfterAPanic(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ConfigurePool(cfg)
+	cfg.ConnConfig.Tracer = &panicBatch{}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Close would wait for the connection the panic left acquired.
+	t.Cleanup(pool.Reset)
+	s := New(pool)
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, func(ctx context.Context, tx engine.Tx) error {
+		if err := tx.CreateOrganization(ctx, newOrg("org_1")); err != nil {
+			return err
+		}
+		return tx.CreateDeposit(ctx, newDeposit("dep_1", "org_1"))
+	})
+	holdTurn(s)
+	recovered := make(chan any, 1)
+	go func() { // the batch's leader, whose request would recover
+		defer func() { recovered <- recover() }()
+		_ = s.ReadOne(ctx, func(ctx context.Context, tx engine.Tx) error {
+			_, err := tx.GetDeposit(ctx, "org_1", "dep_1")
+			return err
+		})
+	}()
+	awaitWaiting(t, s, 1)
+	other := readAsync(ctx, s, "org_1", "dep_1")
+	awaitWaiting(t, s, 2)
+	s.deposits.handOff()
+	if p := <-recovered; p != "injected" {
+		t.Errorf("leader recovered %v", p)
+	}
+	if res := <-other; !errors.Is(res.err, errReadPanicked) {
+		t.Errorf("the other read of the batch: %+v, %v", res.d, res.err)
+	}
+	if res := <-readAsync(ctx, s, "org_1", "dep_1"); res.err != nil || res.d.ID != "dep_1" {
+		t.Errorf("a read after the panic: %+v, %v", res.d, res.err)
+	}
+}
