@@ -219,7 +219,8 @@ func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engi
 // transaction around it: one statement reads one snapshot by itself, so
 // BEGIN and COMMIT, two of ReadTx's three round trips, would bring nothing.
 // A second statement, or one that is not a SELECT, fails with
-// errNotOneRead.
+// errNotOneRead. A read of a deposit by ID may go in one statement with
+// others asked at the same time (depositReads).
 func (s *Store) ReadOne(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
 	return s.health.observe(ctx, fn(ctx, &tx{tx: &oneRead{store: s}, readOnly: true}), false, 0)
 }
