@@ -82,6 +82,6 @@ var postgresCeilings = opcost.Ceilings{
 	"get":               {Statements: 1, RoundTrips: 1},
 	"submit":            {Statements: 4, RoundTrips: 4},
 	"worker":            {Statements: 17, RoundTrips: 12},
-	"withdrawal create": {Statements: 9, RoundTrips: 4},
+	"withdrawal create": {Statements: 8, RoundTrips: 3},
 	"payout":            {Statements: 13, RoundTrips: 5.3},
 }

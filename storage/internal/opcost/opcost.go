@@ -323,6 +323,40 @@ func Measure(t *testing.T, store engine.Store, count func() Counters, ceilings C
 	if overdrawn.transactions >= 0.5 {
 		t.Errorf("withdrawals with refusals among them: %.2f write transactions each: the refusals break shared commits up", overdrawn.transactions)
 	}
+	// Withdrawals at once, every other one of an organization with
+	// withdrawals off (refused under its lock, in the shared transaction)
+	// or of none.
+	offName := "Off"
+	off, err := eng.CreateOrganization(ctx, engine.OrganizationSettings{Name: &offName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forbidden := measure(32, true, func(i int) error {
+		mu.Lock()
+		seq++
+		merchantID := fmt.Sprintf("f-%d", seq)
+		mu.Unlock()
+		from, want := org, ""
+		switch i % 4 {
+		case 1:
+			from, want = off.Organization.ID, engine.CodeForbidden
+		case 3:
+			from, want = "org_nosuch", engine.CodeNotFound
+		}
+		_, err := eng.CreateWithdrawal(ctx, engine.CreateWithdrawalParams{
+			OrganizationID: from, Amount: "100", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: merchantID,
+		})
+		if want == "" {
+			return err
+		}
+		if engine.ErrorCode(err) != want {
+			return fmt.Errorf("a withdrawal of %s: %v, want %s", from, err, want)
+		}
+		return nil
+	})
+	if forbidden.transactions >= 0.5 {
+		t.Errorf("withdrawals with refusals of organizations among them: %.2f write transactions each: the refusals break shared commits up", forbidden.transactions)
+	}
 	// Withdrawals at once, every other one reusing a merchant_id taken
 	// before: merchant_id_exists for those, and the others still share
 	// commits. A reuse is anyone's to send.
@@ -367,8 +401,8 @@ func Measure(t *testing.T, store engine.Store, count func() Counters, ceilings C
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(journals) != 1+40+40+40+16+16 {
-		t.Fatalf("%d journals, want the float, 40 credits, 40 holds, 40 settlements and 32 more holds", len(journals))
+	if len(journals) != 1+40+40+40+16+16+16 {
+		t.Fatalf("%d journals, want the float, 40 credits, 40 holds, 40 settlements and 48 more holds", len(journals))
 	}
 }
 
