@@ -101,3 +101,82 @@ func TestBalanceTransactionPagesUseIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestWithdrawalCreateIndexes counts what a withdrawal create writes to
+// each table it inserts into: its rows (heap tuples) and the entries of
+// each index, read from pg_index and each partial index's predicate
+// evaluated on the rows (BENCHMARKS.md: index entries per withdrawal
+// create).
+func TestWithdrawalCreateIndexes(t *testing.T) {
+	t.Parallel()
+	s, _ := openStore(t)
+	ctx := context.Background()
+	withdrawal, journal := opcost.CreateWithdrawal(t, s)
+	count := func(table, column, key, pred string) int {
+		t.Helper()
+		q := `SELECT count(*) FROM ` + table + ` WHERE ` + column + ` = $1`
+		if pred != "" {
+			q += ` AND (` + pred + `)`
+		}
+		var n int
+		if err := s.pool.QueryRow(ctx, q, key).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	got := map[string]opcost.TableEntries{}
+	for _, tb := range opcost.WithdrawalTables {
+		key := withdrawal
+		if tb.ByJournal {
+			key = journal
+		}
+		rows, err := s.pool.Query(ctx, `SELECT c.relname, coalesce(pg_get_expr(i.indpred, i.indrelid), '')
+			FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			WHERE i.indrelid = $1::regclass`, tb.Table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type def struct{ name, pred string }
+		defs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (def, error) {
+			var d def
+			return d, r.Scan(&d.name, &d.pred)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := opcost.TableEntries{Rows: count(tb.Table, tb.Column, key, ""), Indexes: map[string]int{}}
+		for _, d := range defs {
+			e.Indexes[d.name] = count(tb.Table, tb.Column, key, d.pred)
+		}
+		got[tb.Table] = e
+	}
+	opcost.CheckWithdrawalIndexes(t, got, map[string]opcost.TableEntries{
+		"withdrawals": {Rows: 1, Indexes: map[string]int{
+			"withdrawals_pkey":                            1,
+			"withdrawals_merchant_id_organization_id_key": 1,
+			"withdrawals_due":                             1,
+			"withdrawals_organization_created":            1,
+			"withdrawals_organization_status":             1,
+			"withdrawals_organization_method":             1,
+			"withdrawals_organization_reference":          0,
+		}},
+		"events": {Rows: 1, Indexes: map[string]int{
+			"events_pkey":                 1,
+			"events_organization_created": 1,
+			"events_resource_created":     1,
+			"events_organization_type":    1,
+		}},
+		"journals": {Rows: 1, Indexes: map[string]int{
+			"journals_pkey":                 1,
+			"journals_organization_created": 1,
+		}},
+		"ledger_entries": {Rows: 2, Indexes: map[string]int{
+			"ledger_entries_pkey":    2,
+			"ledger_entries_account": 2,
+		}},
+		"balance_transactions": {Rows: 2, Indexes: map[string]int{
+			"balance_transactions_pkey":                 2,
+			"balance_transactions_organization_account": 2,
+		}},
+	})
+}
