@@ -152,13 +152,13 @@ func TestWithdrawalCreateIndexes(t *testing.T) {
 	}
 	opcost.CheckWithdrawalIndexes(t, got, map[string]opcost.TableEntries{
 		"withdrawals": {Rows: 1, Indexes: map[string]int{
-			"withdrawals_pkey":                            1,
+			"withdrawals_pkey": 1,
 			"withdrawals_merchant_id_organization_id_key": 1,
-			"withdrawals_due":                             1,
-			"withdrawals_organization_created":            1,
-			"withdrawals_organization_status":             1,
-			"withdrawals_organization_method":             1,
-			"withdrawals_organization_reference":          0,
+			"withdrawals_due":                    1,
+			"withdrawals_organization_created":   1,
+			"withdrawals_organization_status":    1,
+			"withdrawals_organization_method":    1,
+			"withdrawals_organization_reference": 0,
 		}},
 		"events": {Rows: 1, Indexes: map[string]int{
 			"events_pkey":                 1,
