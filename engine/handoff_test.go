@@ -10,10 +10,22 @@ import (
 	"github.com/payd-engine/payd/engine"
 )
 
-// claimCounter is a store that counts the attempts its claims lease.
+// claimCounter is a store that counts its claims of attempts and the
+// attempts they lease.
 type claimCounter struct {
 	engine.Store
-	claimed atomic.Int64
+	claims, claimed atomic.Int64
+}
+
+// waitForWorker waits until a worker over s has looked for due attempts,
+// which it does first thing: its hand-off is open by then.
+func (s *claimCounter) waitForWorker(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); s.claims.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the worker never started")
+		}
+	}
 }
 
 func (s *claimCounter) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
@@ -27,6 +39,7 @@ type countingTx struct {
 
 func (t countingTx) ClaimDueAttempts(ctx context.Context, p engine.ClaimParams) ([]*engine.Attempt, error) {
 	as, err := t.Tx.ClaimDueAttempts(ctx, p)
+	t.s.claims.Add(1)
 	t.s.claimed.Add(int64(len(as)))
 	return as, err
 }
@@ -70,6 +83,7 @@ func TestSubmittedAttemptsGoToTheWorkerUnclaimed(t *testing.T) {
 		f := newFixture(t)
 		store := &claimCounter{Store: f.store}
 		e, _ := runEngine(t, engine.Config{Store: store, Provider: f.provider, Clock: f.clock, Keyring: f.keyring, WorkerConcurrency: 4})
+		store.waitForWorker(t)
 		var ds []*engine.Deposit
 		for i := range 12 {
 			d := f.deposit(f.org.ID, "bkash_agent", "500")
@@ -122,10 +136,12 @@ func TestHandedAttemptsOutliveTheirWorker(t *testing.T) {
 	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
 		f := newFixture(t)
 		started := make(chan string, 16)
+		store := &claimCounter{Store: f.store}
 		a, stop := runEngine(t, engine.Config{
-			Store: f.store, Provider: blockingProvider(f.provider, started), Clock: f.clock, Keyring: f.keyring,
+			Store: store, Provider: blockingProvider(f.provider, started), Clock: f.clock, Keyring: f.keyring,
 			LeaseDuration: time.Hour, WorkerConcurrency: 1,
 		})
+		store.waitForWorker(t)
 		var ds []*engine.Deposit
 		for i := range 3 {
 			d := f.deposit(f.org.ID, "bkash_agent", "500")
@@ -142,6 +158,9 @@ func TestHandedAttemptsOutliveTheirWorker(t *testing.T) {
 			t.Fatal("the worker never looked an attempt up")
 		}
 		stop()
+		if n := store.claimed.Load(); n != 0 {
+			t.Fatalf("the worker claimed %d attempts, want all handed over", n)
+		}
 		// The clock has not moved: only the hand-back frees them.
 		if n := f.process(); n != len(ds) {
 			t.Fatalf("another engine claimed %d attempts after the worker stopped, want %d", n, len(ds))
