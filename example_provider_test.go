@@ -65,7 +65,7 @@ func Example_ownProvider() {
 		log.Fatal(err)
 	}
 
-	paidAt := time.Now().UTC()
+	var paidAt time.Time // the payment is made once the deposit exists
 	network := walletAPI{LookupFunc: func(_ context.Context, req engine.LookupRequest) (*engine.ProviderTransaction, error) {
 		if req.TransactionID != "9XK2M7QW4T" {
 			return nil, engine.ErrTransactionNotFound
@@ -96,6 +96,7 @@ func Example_ownProvider() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	paidAt = time.Now().UTC()
 	if _, err := app.Engine.SubmitTransactionID(ctx, engine.VerifyParams{OrganizationID: org, DepositID: d.ID, TransactionID: "9XK2M7QW4T"}); err != nil {
 		log.Fatal(err)
 	}

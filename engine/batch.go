@@ -110,6 +110,7 @@ func (b *txBatcher) inOwnTx(ctx context.Context, key, hint string, fn batchFunc)
 		// afresh each time InTx runs this; the wallet assigned is written
 		// at the flush, with the writes, as in a batch
 		shared := newSharedTx(newLockedPools())
+		shared.alone = true
 		if hint != "" {
 			shared.hints[key] = []string{hint}
 		}
@@ -342,6 +343,7 @@ func runGuarded(ctx context.Context, tx Tx, shared *sharedTx, fn batchFunc) (err
 // batch, by reading and writing directly.
 type sharedTx struct {
 	pools     *lockedPools
+	alone     bool                     // the transaction of one function, not of a batch
 	orgs      map[string]*Organization // by ID, "+lock" when read under LockOrganization
 	endpoints map[string][]*WebhookEndpoint
 	balances  map[string]map[string]decimal.Decimal
@@ -579,8 +581,10 @@ func (s *sharedTx) flush(ctx context.Context, tx Tx) error {
 		}
 		return nil
 	}
+	// The flush is the transaction's last work: its writes may go with the
+	// COMMIT.
 	if p, ok := tx.(Pipeliner); ok && (dirty || len(writes)+len(journals) > 0) {
-		return p.Pipeline(ctx, run)
+		return p.PipelineCommit(ctx, run)
 	}
 	return run(tx)
 }

@@ -48,6 +48,8 @@ func (e *Engine) SubmitCheckoutPayment(ctx context.Context, token, transactionID
 		return nil, err
 	}
 	var v *Verification
+	place := e.handoff.reserve(e.leaseEnd())
+	defer e.handoff.abandon(place) // if the transaction panics
 	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		d, err := tx.GetDepositByCheckoutToken(ctx, token)
 		if err != nil {
@@ -62,14 +64,12 @@ func (e *Engine) SubmitCheckoutPayment(ctx context.Context, token, transactionID
 		if d.WalletCheckout() {
 			return Errorf(CodeNotFound, "checkout not found") // its payer types the ID: SubmitWalletCheckout
 		}
-		v, err = e.queueAttempt(ctx, tx, d, txID, "")
+		v, err = e.queueAttempt(ctx, tx, d, txID, "", place)
 		return err
 	})
+	e.queued(err, place)
 	if errors.Is(err, errTransactionIDTaken) {
 		return nil, errTransactionIDUsed(txID)
-	}
-	if err == nil {
-		e.wakeAttempts()
 	}
 	return v, err
 }
@@ -95,6 +95,8 @@ func (e *Engine) SubmitWalletCheckout(ctx context.Context, p WalletCheckoutParam
 		return nil, err
 	}
 	var v *Verification
+	place := e.handoff.reserve(e.leaseEnd())
+	defer e.handoff.abandon(place) // if the transaction panics
 	err = e.inTx(ctx, func(ctx context.Context, tx Tx) error {
 		d, err := tx.GetDepositByCheckoutToken(ctx, p.Token)
 		if err != nil {
@@ -115,14 +117,12 @@ func (e *Engine) SubmitWalletCheckout(ctx context.Context, p WalletCheckoutParam
 		if d, err = tx.LockDeposit(ctx, d.ID); err != nil {
 			return err
 		}
-		v, err = e.queueAttempt(ctx, tx, d, txID, payer)
+		v, err = e.queueAttempt(ctx, tx, d, txID, payer, place)
 		return err
 	})
+	e.queued(err, place)
 	if errors.Is(err, errTransactionIDTaken) {
 		return nil, errTransactionIDUsed(txID)
-	}
-	if err == nil {
-		e.wakeAttempts()
 	}
 	return v, err
 }

@@ -52,6 +52,7 @@
 //	batch.go         group commit (txBatcher) and what a shared transaction shares (sharedTx)
 //	groupcommit.go   GroupCommitted: group commit for a plug-in's writes on the engine's store
 //	verify.go        verification attempts: submission, the provider check, its verdict
+//	handoff.go       submitted attempts passed to this engine's worker without a claim
 //	latecredit.go    an operator's credit of a payment proven too late
 //	withdrawal.go    withdrawals and their payouts
 //	refund.go        refunds of deposits: the provider's Refunder, holds, the worker's steps
@@ -194,6 +195,8 @@ type Engine struct {
 	wake chan struct{}
 	// attemptsWake does the same for Run's verification (runAttempts).
 	attemptsWake chan struct{}
+	// handoff passes submitted attempts to runAttempts unclaimed.
+	handoff handoff
 	// deliveriesQueued is set when an event was queued for delivery (by
 	// writeEvent), so that runAttempts, whose verdicts write events, wakes
 	// Run to post them.

@@ -77,6 +77,13 @@ type Pipeliner interface {
 	// returned by that statement or by Pipeline, not by the Create method.
 	// The caller's transaction must not be used after such an error.
 	Pipeline(ctx context.Context, fn func(tx Tx) error) error
+	// PipelineCommit is Pipeline for a transaction function's last
+	// writes: what fn queues may go with the transaction's COMMIT, in one
+	// round trip, and an error among them is then the commit's, which
+	// fails the transaction (Store.InTx returns it, and nothing is kept).
+	// A statement made after it sends the queued ones first, as Pipeline
+	// does.
+	PipelineCommit(ctx context.Context, fn func(tx Tx) error) error
 }
 
 // SQLTx is a Tx seen as SQL, for a plug-in that keeps tables of its own
@@ -277,6 +284,11 @@ type AttemptTx interface {
 	// ends. A worker finishing an attempt locks its deposit, then the
 	// attempt, so that two workers can never both finish it.
 	LockAttempt(ctx context.Context, id string) (*Attempt, error)
+	// LockDepositAndAttempt is LockDeposit, then LockAttempt, in that
+	// order, in one call: ErrNotFound if either is missing. A verdict
+	// takes both locks first, and a store that can sends the two
+	// statements in one round trip (Postgres).
+	LockDepositAndAttempt(ctx context.Context, depositID, attemptID string) (*Deposit, *Attempt, error)
 	// GetAttemptByTransactionID returns the attempt that holds a
 	// transaction ID on a channel for an organization: the organization's
 	// own attempt of it, else the attempt of any organization that

@@ -141,8 +141,19 @@ func TestLateCreditAfterSquatting(t *testing.T) {
 // to all of them, and every lookup is answered at once. Exactly one
 // deposit succeeds and is credited; the others' attempts fail
 // transaction_id_used, their deposits open for another ID; every ledger
-// stays balanced.
+// stays balanced. In one engine whose workers check them all at once,
+// their verdicts share transactions (group commit), so the successes of
+// the one ID meet in one transaction.
 func TestTransactionIDRaceAcrossOrganizations(t *testing.T) {
+	for _, shape := range []struct {
+		name                string
+		engines, concurrent int
+	}{{"three engines", 3, 2}, {"one engine", 1, 6}} {
+		t.Run(shape.name, func(t *testing.T) { raceTransactionID(t, shape.engines, shape.concurrent) })
+	}
+}
+
+func raceTransactionID(t *testing.T, engineCount, concurrent int) {
 	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
 		const n = 6
 		f := newFixture(t)
@@ -159,11 +170,11 @@ func TestTransactionIDRaceAcrossOrganizations(t *testing.T) {
 			<-release
 			return payingEveryone(req), nil
 		})
-		engines := make([]*engine.Engine, n/2)
+		engines := make([]*engine.Engine, engineCount)
 		for i := range engines {
 			e, err := engine.New(engine.Config{
 				Store: f.store, Provider: f.provider, Clock: f.clock, Keyring: f.keyring,
-				ClaimBatch: 2, WorkerConcurrency: 2,
+				ClaimBatch: concurrent, WorkerConcurrency: concurrent,
 			})
 			if err != nil {
 				t.Fatal(err)

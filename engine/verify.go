@@ -109,6 +109,8 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 	// others (refuse).
 	apiWrite := e.apiWrites.begin()
 	defer apiWrite() // also if the transaction panics
+	place := e.handoff.reserve(e.leaseEnd())
+	defer e.handoff.abandon(place) // if the transaction panics
 	err = e.submits.inTx(ctx, p.DepositID, func(ctx context.Context, tx Tx, _ *sharedTx) error {
 		d, err := tx.LockDeposit(ctx, p.DepositID)
 		if errors.Is(err, ErrNotFound) || err == nil && d.OrganizationID != p.OrganizationID {
@@ -119,14 +121,15 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 		if d.Action == ActionRedirect {
 			return refuse(Errorf(CodeRedirectAction, "deposit: its next_action is a redirect, which is never verified by transaction ID"))
 		}
-		v, err = e.queueAttempt(ctx, tx, d, txID, "")
+		v, err = e.queueAttempt(ctx, tx, d, txID, "", place)
 		if e := (*Error)(nil); errors.As(err, &e) {
 			return refuse(err) // queueAttempt answers with an *Error only before it writes
 		}
 		return err
 	})
 	apiWrite()
-	if errors.Is(err, errTransactionIDTaken) {
+	e.queued(err, place)
+	if errors.Is(err, errTransactionIDTaken) || errors.Is(err, ErrDuplicate) {
 		// A concurrent submission for another deposit of the organization
 		// won the constraint (a repeat for this deposit is found under the
 		// deposit's lock).
@@ -135,8 +138,21 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 	if err != nil {
 		return nil, err
 	}
-	e.wakeAttempts()
 	return v, nil
+}
+
+// leaseEnd is when a lease taken now ends.
+func (e *Engine) leaseEnd() time.Time {
+	return e.now().Add(e.cfg.LeaseDuration).Truncate(time.Microsecond)
+}
+
+// queued ends a submission whose transaction is over (err its outcome):
+// the attempt it created goes to this engine's worker if it was leased to
+// it (place, from handoff.reserve), else the worker is woken to claim it.
+func (e *Engine) queued(err error, place *ticket) {
+	if !e.handoff.settle(place, err) && err == nil {
+		e.wakeAttempts()
+	}
 }
 
 // errTransactionIDUsed is the answer for an ID submitted for another
@@ -148,9 +164,14 @@ func errTransactionIDUsed(txID string) error {
 
 // queueAttempt applies the rules of a submission to a locked deposit.
 // payerPhone is the normalized number typed with the ID on a wallet
-// checkout, "" otherwise. It refuses with an *Error only before it writes
-// anything (SubmitTransactionID relies on it).
-func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID, payerPhone string) (*Verification, error) {
+// checkout, "" otherwise. With a place in the hand-off (see handoff), a
+// new attempt is leased to this engine and noted in it. It refuses with
+// an *Error only before it writes anything (SubmitTransactionID relies on
+// it).
+func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID, payerPhone string, place *ticket) (*Verification, error) {
+	if place != nil {
+		place.attempt = nil // a transaction run again starts afresh
+	}
 	// The ID is held by another deposit of the organization, or by one of
 	// any organization it succeeded; another organization's submission
 	// that has not succeeded holds nothing here. A success committed after
@@ -183,19 +204,29 @@ func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID, paye
 		Channel: d.Channel, TransactionID: txID, PayerPhone: payerPhone, Status: AttemptProcessing,
 		NextRunAt: now, CreatedAt: now, UpdatedAt: now,
 	}
+	if place != nil {
+		a.LeaseOwner, a.LeasedUntil = e.workerID, place.leasedUntil
+	}
 	d.Status, d.VerificationState = StatusProcessing, VerificationProcessing
 	d.AttemptsUsed++
 	d.UpdatedAt = now
 	// The two writes in one round trip where the store pipelines. A
 	// taken ID is then known only once both ran: its error ends the
-	// transaction, which rolls the deposit's update back with it.
+	// transaction, which rolls the deposit's update back with it. In a
+	// shared transaction (a batch of submissions) they go with its flush,
+	// and with its COMMIT where the store can: a taken ID then fails the
+	// transaction with ErrDuplicate, which SubmitTransactionID reads as
+	// taken (it is the one insert).
 	write := func(tx Tx) error {
 		if err := tx.CreateAttempt(ctx, a); err != nil {
 			return err
 		}
 		return tx.UpdateDeposit(ctx, d)
 	}
-	if p, ok := tx.(Pipeliner); ok {
+	if shared := sharedFrom(ctx); shared != nil {
+		shared.write(func(ctx context.Context, tx Tx) error { return write(tx) })
+		err = nil
+	} else if p, ok := tx.(Pipeliner); ok {
 		err = p.Pipeline(ctx, write)
 	} else {
 		err = write(tx)
@@ -206,6 +237,9 @@ func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID, paye
 		return nil, err
 	}
 	e.hints.put(a.ID, lookupHint{operation: d.Operation, recipientPhone: d.RecipientPhone, payerPhone: payerOf(d, a)})
+	if place != nil {
+		place.attempt = a
+	}
 	return &Verification{Attempt: a, Deposit: d}, nil
 }
 
@@ -364,16 +398,31 @@ func (e *Engine) checkClaimedAttempt(ctx context.Context, a *Attempt) error {
 // way are over; attempts still queued then are left to the lease hand-back.
 func (e *Engine) runAttempts(ctx context.Context) {
 	queue := make(chan *Attempt, max(e.cfg.ClaimBatch, e.cfg.WorkerConcurrency))
+	handed := e.handoff.open(cap(queue))
+	defer e.handoff.close()
 	taken := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer close(queue)
 	for range e.cfg.WorkerConcurrency {
 		wg.Go(func() {
-			for a := range queue {
+			for {
+				var a *Attempt
 				select {
-				case taken <- struct{}{}:
-				default:
+				case claimed, ok := <-queue:
+					if !ok {
+						return
+					}
+					a = claimed
+					select {
+					case taken <- struct{}{}:
+					default:
+					}
+				case a = <-handed:
+					e.handoff.taken()
+					// Its submission's transaction reached the database:
+					// an outage the workers saw is over.
+					e.noteWorked(ctx, a.CreatedAt)
 				}
 				if ctx.Err() != nil {
 					continue
@@ -450,23 +499,68 @@ func (e *Engine) checkAttempt(ctx context.Context, a *Attempt) error {
 	}
 	// Verdicts share transactions (group commit, see txBatcher), ordered by
 	// the deposit they lock first; their credits are written last.
-	return e.finishes.inTx(ctx, a.DepositID, func(ctx context.Context, tx Tx, _ *sharedTx) error {
+	return e.finishes.inTx(ctx, a.DepositID, func(ctx context.Context, tx Tx, shared *sharedTx) error {
 		// The deposit, then the attempt: every change of an attempt takes
 		// the locks in this order, so a worker whose lease ran out and the
 		// worker that took over cannot both finish it.
-		d, err := tx.LockDeposit(ctx, a.DepositID)
-		if err != nil {
-			return err
-		}
-		cur, err := tx.LockAttempt(ctx, a.ID)
+		d, cur, err := tx.LockDepositAndAttempt(ctx, a.DepositID, a.ID)
 		if err != nil {
 			return err
 		}
 		if !cur.Running() || cur.LeaseOwner != e.workerID || !cur.LeasedUntil.Equal(a.LeasedUntil) {
 			return nil // another worker took it over after our lease ran out
 		}
-		return e.applyVerdict(ctx, tx, d, cur, judge(d, payerOf(d, cur), cur.TransactionID, t, lookupErr, e.notFoundUntil(cur)))
+		return e.applyVerdict(ctx, deferredWrites{tx, shared}, d, cur, judge(d, payerOf(d, cur), cur.TransactionID, t, lookupErr, e.notFoundUntil(cur)))
 	})
+}
+
+// deferredWrites is a verdict's Tx: its updates of deposits and attempts
+// and its events with their deliveries, whose answers it does not need,
+// are queued to the transaction's flush (sharedTx.write), where a store
+// that pipelines sends them with the journals in one round trip instead of
+// one each. What a verdict reads after them is other rows: the rows they
+// change are locked by then, and never read again in the transaction.
+//
+// In a batch, the mark of a succeeded transaction ID is queued too: an ID
+// marked already (another organization's deposit succeeded with it first)
+// then fails the batch's transaction, and each verdict runs again alone,
+// where the mark is made at once and its answer turns the verdict into a
+// failure (applyVerdict). That is rare: a payment claimed by two
+// organizations.
+type deferredWrites struct {
+	Tx
+	shared *sharedTx
+}
+
+func (t deferredWrites) MarkTransactionSucceeded(ctx context.Context, a *Attempt) error {
+	if t.shared.alone {
+		return t.Tx.MarkTransactionSucceeded(ctx, a)
+	}
+	row := *a
+	t.shared.write(func(ctx context.Context, tx Tx) error { return tx.MarkTransactionSucceeded(ctx, &row) })
+	return nil
+}
+
+func (t deferredWrites) UpdateAttempt(_ context.Context, a *Attempt) error {
+	row := *a
+	t.shared.write(func(ctx context.Context, tx Tx) error { return tx.UpdateAttempt(ctx, &row) })
+	return nil
+}
+
+func (t deferredWrites) UpdateDeposit(_ context.Context, d *Deposit) error {
+	row := *d
+	t.shared.write(func(ctx context.Context, tx Tx) error { return tx.UpdateDeposit(ctx, &row) })
+	return nil
+}
+
+func (t deferredWrites) CreateEvent(_ context.Context, ev *Event) error {
+	t.shared.write(func(ctx context.Context, tx Tx) error { return tx.CreateEvent(ctx, ev) })
+	return nil
+}
+
+func (t deferredWrites) CreateDelivery(_ context.Context, d *Delivery) error {
+	t.shared.write(func(ctx context.Context, tx Tx) error { return tx.CreateDelivery(ctx, d) })
+	return nil
 }
 
 // notFoundUntil is how long an ID the provider does not show is looked up
@@ -567,11 +661,8 @@ func (e *Engine) RecheckTransaction(ctx context.Context, orgID, channel, transac
 			return err
 		}
 		// The deposit, then the attempt: the lock order of checkAttempt.
-		d, err := tx.LockDeposit(ctx, a.DepositID)
+		d, a, err := tx.LockDepositAndAttempt(ctx, a.DepositID, a.ID)
 		if err != nil {
-			return err
-		}
-		if a, err = tx.LockAttempt(ctx, a.ID); err != nil {
 			return err
 		}
 		now := e.now()

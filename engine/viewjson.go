@@ -67,6 +67,30 @@ func (v H2HDeposit) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// AppendJSON appends v as encoding/json encodes it with HTML escaping
+// off, byte for byte (TestWithdrawalViewAppendJSON): a withdrawal create
+// encodes its view twice, in withdraw.created and in its answer.
+func (v WithdrawalView) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, v.ID)
+	b = append(b, `,"phone":`...)
+	b = appendJSONString(b, v.Phone)
+	b = append(b, `,"payment_method":`...)
+	b = appendJSONString(b, v.PaymentMethod)
+	b = append(b, `,"amount":`...)
+	b = appendJSONString(b, v.Amount)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, v.Status)
+	b = append(b, `,"metadata":`...)
+	b, err := appendRawJSON(b, v.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"merchant_id":`...)
+	b = appendJSONString(b, v.MerchantID)
+	return append(b, '}'), nil
+}
+
 func (a DisplayInstructionsAction) appendJSON(b []byte) []byte {
 	b = append(b, `{"type":`...)
 	b = appendJSONString(b, a.Type)

@@ -70,6 +70,52 @@ func TestH2HDepositAppendJSON(t *testing.T) {
 
 const utf8RuneError = '\uFFFD'
 
+// A withdrawal's view, likewise, alone and as an event's data.
+func TestWithdrawalViewAppendJSON(t *testing.T) {
+	str := rapid.OneOf(
+		rapid.String(),
+		rapid.StringOf(rapid.RuneFrom([]rune{'"', '\\', '\n', '\t', 0, 0x1f, 0x7f, '<', '>', '&', '\u2028', '\u2029', 'é', '৳', utf8RuneError})),
+		rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) }),
+	)
+	metadata := rapid.SampledFrom([]string{"nil", "", "{}", `{"order":"A-1","n":[1, 2.5e3,true,null],"s":"<b>&\u2028"}`, " { \"a\" : { } } ", `{"a":`})
+	now := time.Date(2026, 11, 21, 10, 0, 0, 123456000, time.UTC)
+	rapid.Check(t, func(t *rapid.T) {
+		v := WithdrawalView{
+			ID: str.Draw(t, "id"), Phone: str.Draw(t, "phone"), PaymentMethod: str.Draw(t, "method"),
+			Amount: str.Draw(t, "amount"), Status: str.Draw(t, "status"),
+			Metadata: json.RawMessage(metadata.Draw(t, "metadata")), MerchantID: str.Draw(t, "merchant_id"),
+		}
+		if string(v.Metadata) == "nil" {
+			v.Metadata = nil
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		werr := enc.Encode(v)
+		got, err := v.AppendJSON([]byte("prefix"))
+		if (err != nil) != (werr != nil) {
+			t.Fatalf("AppendJSON error %v, encoding/json's %v", err, werr)
+		}
+		if err != nil {
+			return
+		}
+		if w := "prefix" + string(bytes.TrimSuffix(want.Bytes(), []byte("\n"))); string(got) != w {
+			t.Fatalf("AppendJSON:\n%q\nencoding/json:\n%q", got, w)
+		}
+		ev, err := newEvent("org_1", EventWithdrawCreated, v.ID, v, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEv, err := marshalNoEscape(eventBody{ID: ev.ID, Type: EventWithdrawCreated, Timestamp: FormatTime(now), Data: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(ev.Payload) != string(wantEv) {
+			t.Fatalf("payload:\n%s\nencoding/json:\n%s", ev.Payload, wantEv)
+		}
+	})
+}
+
 // Metadata that is not JSON is an error, as from encoding/json.
 func TestH2HDepositAppendJSONBadMetadata(t *testing.T) {
 	for _, m := range []string{`{"a":`, ``, `{} {}`} {

@@ -486,3 +486,72 @@ func TestPayoutStepsYieldToAPIWrites(t *testing.T) {
 		}
 	})
 }
+
+// TestWithdrawalOrganizationCheckedUnderItsLock: the organization of a
+// withdrawal create is read only under its lock, in the create's
+// transaction. A request of an organization that does not exist or has
+// withdrawals off is refused there, with the answers and their order as
+// when it was read first, and refusals among other organizations' creates
+// racing with them change nothing of the others.
+func TestWithdrawalOrganizationCheckedUnderItsLock(t *testing.T) {
+	onEachStore(t, func(t *testing.T, newFixture func(t *testing.T) *fixture) {
+		f := newFixture(t)
+		org := f.withdrawalOrg("100000")
+		off, err := f.eng.CreateOrganization(f.ctx, engine.OrganizationSettings{Name: ptr("No withdrawals")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		offID := off.Organization.ID
+		if _, err := f.eng.AdjustBalance(f.ctx, engine.AdjustParams{OrganizationID: offID, Amount: "100000", Reason: "float", Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.withdraw("org_nosuch", "bkash", "01712345678", "100", "n1")
+		wantCode(t, err, "not_found")
+		_, err = f.withdraw(offID, "bkash", "01712345678", "100", "x1")
+		wantCode(t, err, "forbidden")
+
+		// A method unavailable is answered after not_found and forbidden.
+		f.provider.set(func(p *fakeProvider) { p.unavailable["upay"] = true })
+		_, err = f.withdraw("org_nosuch", "upay", "01712345678", "100", "n2")
+		wantCode(t, err, "not_found")
+		_, err = f.withdraw(offID, "upay", "01712345678", "100", "x2")
+		wantCode(t, err, "forbidden")
+		_, err = f.withdraw(org, "upay", "01712345678", "100", "u1")
+		wantCode(t, err, "method_unavailable")
+
+		// At once: every third from the organization with withdrawals off,
+		// every third from none, sharing transactions with the others.
+		results := race(48, func(i int) error {
+			from := org
+			switch i % 3 {
+			case 1:
+				from = offID
+			case 2:
+				from = "org_nosuch"
+			}
+			_, err := f.withdraw(from, "bkash", "01712345678", "100", fmt.Sprintf("r%d", i))
+			return err
+		})
+		if results["ok"] != 16 || results["forbidden"] != 16 || results["not_found"] != 16 {
+			t.Fatalf("outcomes %v, want 16 ok, 16 forbidden, 16 not_found", results)
+		}
+		// 16 holds of 100 + 1% + 5 = 106.
+		f.wantBalance(org, "98304", "1696")
+		f.wantBalance(offID, "100000", "0")
+		wantLedgerBalanced(t, f, org)
+
+		// Turned off, the next create is refused; turned on, the same
+		// merchant_id is free: the refusal kept nothing.
+		if _, err := f.eng.UpdateOrganization(f.ctx, org, engine.OrganizationSettings{WithdrawalsEnabled: ptr(false)}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.withdraw(org, "bkash", "01712345678", "100", "after")
+		wantCode(t, err, "forbidden")
+		if _, err := f.eng.UpdateOrganization(f.ctx, org, engine.OrganizationSettings{WithdrawalsEnabled: ptr(true)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.withdraw(org, "bkash", "01712345678", "100", "after"); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -146,21 +146,18 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 	if err != nil {
 		return nil, err
 	}
-	var org *Organization
-	err = e.readOne(ctx, func(ctx context.Context, tx Tx) error {
-		var err error
-		org, err = tx.GetOrganization(ctx, p.OrganizationID)
-		return notFound(err, "organization")
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !org.WithdrawalsEnabled {
-		return nil, Errorf(CodeForbidden, "withdrawals are not enabled for this organization")
-	}
-	if err := e.provider.CheckPayoutMethod(ctx, w.PaymentMethod); errors.Is(err, ErrMethodUnavailable) {
-		return nil, Errorf(CodeMethodUnavailable, "payment_method: payouts by %s are temporarily unavailable", w.PaymentMethod)
-	} else if err != nil {
+	// The organization is read under its lock, in the transaction
+	// (insertWithdrawal), which refuses a withdrawal of an organization
+	// that does not exist or has withdrawals off: no read before it. A
+	// refusal of the method is checked first, without the organization,
+	// and answered as before one: after not_found and forbidden.
+	if err := e.provider.CheckPayoutMethod(ctx, w.PaymentMethod); err != nil {
+		if err := e.readWithdrawalsEnabled(ctx, p.OrganizationID); err != nil {
+			return nil, err
+		}
+		if errors.Is(err, ErrMethodUnavailable) {
+			return nil, Errorf(CodeMethodUnavailable, "payment_method: payouts by %s are temporarily unavailable", w.PaymentMethod)
+		}
 		return nil, err
 	}
 	// Creates of withdrawals share transactions (group commit, see
@@ -181,18 +178,51 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, p CreateWithdrawalParams)
 	return w, nil
 }
 
+// readWithdrawalsEnabled returns not_found for an organization that does
+// not exist, forbidden for one that has withdrawals off, else nil.
+func (e *Engine) readWithdrawalsEnabled(ctx context.Context, orgID string) error {
+	var org *Organization
+	err := e.readOne(ctx, func(ctx context.Context, tx Tx) error {
+		var err error
+		org, err = tx.GetOrganization(ctx, orgID)
+		return notFound(err, "organization")
+	})
+	if err != nil {
+		return err
+	}
+	return withdrawalsEnabled(org)
+}
+
+func withdrawalsEnabled(org *Organization) error {
+	if !org.WithdrawalsEnabled {
+		return Errorf(CodeForbidden, "withdrawals are not enabled for this organization")
+	}
+	return nil
+}
+
 // insertWithdrawal is the transaction function that creates w, validated,
-// under its organization's lock: the merchant_id and balance checks, the
-// withdrawal, withdraw.created and the hold.
+// under its organization's lock: the organization's checks, the
+// merchant_id and balance checks, the withdrawal, withdraw.created and the
+// hold.
 func (e *Engine) insertWithdrawal(w *Withdrawal) batchFunc {
 	return func(ctx context.Context, tx Tx, shared *sharedTx) error {
 		// The lock and the batch's reads under it, at once.
-		if err := shared.withdrawalGate(ctx, tx, w.OrganizationID); err != nil {
+		err := shared.withdrawalGate(ctx, tx, w.OrganizationID)
+		if errors.Is(err, ErrNotFound) {
+			return refuse(notFound(err, "organization"))
+		} else if err != nil {
 			return err
 		}
 		org, err := shared.organization(ctx, tx, w.OrganizationID, true)
-		if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return refuse(notFound(err, "organization"))
+		} else if err != nil {
 			return err
+		}
+		// Refused under the lock: a change of the setting commits before
+		// or after the whole create.
+		if err := withdrawalsEnabled(org); err != nil {
+			return refuse(err)
 		}
 		now := e.now()
 		w.ID = NewID(PrefixWithdrawal, now)

@@ -65,6 +65,13 @@ func testAttemptRoundTrip(t *testing.T, s Store) {
 		wantLocked(t, s, want, func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) {
 			return tx.LockAttempt(ctx, want.ID)
 		})
+		wantLocked(t, s, want, func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) {
+			d, a, err := tx.LockDepositAndAttempt(ctx, "dep_1", want.ID)
+			if err == nil && d.ID != "dep_1" {
+				err = fmt.Errorf("LockDepositAndAttempt gave deposit %s, want dep_1", d.ID)
+			}
+			return a, err
+		})
 	}
 
 	wantAllNotFound(t, s, calls{
@@ -90,6 +97,14 @@ func testAttemptRoundTrip(t *testing.T, s Store) {
 			return tx.UpdateAttempt(ctx, newAttempt("att_x", "dep_1", "org_1", "bkash", "X"))
 		},
 		"LockAttempt": func(ctx context.Context, tx engine.Tx) error { _, err := tx.LockAttempt(ctx, "att_x"); return err },
+		"LockDepositAndAttempt/attempt": func(ctx context.Context, tx engine.Tx) error {
+			_, _, err := tx.LockDepositAndAttempt(ctx, "dep_1", "att_x")
+			return err
+		},
+		"LockDepositAndAttempt/deposit": func(ctx context.Context, tx engine.Tx) error {
+			_, _, err := tx.LockDepositAndAttempt(ctx, "dep_x", a.ID)
+			return err
+		},
 	})
 	// An attempt must belong to a deposit that exists.
 	wantInternal(t, "attempt of a missing deposit",

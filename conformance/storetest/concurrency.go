@@ -351,6 +351,35 @@ func testLockAttemptSerializes(t *testing.T, s Store) {
 	})
 }
 
+// LockDepositAndAttempt serializes the workers finishing an attempt, by
+// the deposit's lock and by the attempt's.
+func testLockDepositAndAttemptSerializes(t *testing.T, s Store) {
+	mustDeposits(t, s, "org_1", "1")
+	create(t, s, engine.Tx.CreateAttempt, newAttempt("att_1", "dep_1", "org_1", engine.ChannelBkash, "TRX1"))
+	lockSerializes(t, s, 20, counter[*engine.Attempt]{
+		Lock: func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) {
+			_, a, err := tx.LockDepositAndAttempt(ctx, "dep_1", "att_1")
+			return a, err
+		},
+		Get:    func(ctx context.Context, tx engine.Tx) (*engine.Attempt, error) { return tx.GetAttempt(ctx, "att_1") },
+		Update: engine.Tx.UpdateAttempt,
+		Count:  func(a *engine.Attempt) int { return a.Tries },
+		Inc:    func(a *engine.Attempt) { a.Tries++ },
+	})
+	lockSerializes(t, s, 20, counter[*engine.Deposit]{
+		Lock: func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
+			d, _, err := tx.LockDepositAndAttempt(ctx, "dep_1", "att_1")
+			return d, err
+		},
+		Get: func(ctx context.Context, tx engine.Tx) (*engine.Deposit, error) {
+			return tx.GetDeposit(ctx, "org_1", "dep_1")
+		},
+		Update: engine.Tx.UpdateDeposit,
+		Count:  func(d *engine.Deposit) int { return d.AttemptsUsed },
+		Inc:    func(d *engine.Deposit) { d.AttemptsUsed++ },
+	})
+}
+
 // LockWithdrawal serializes the writers of a withdrawal.
 func testLockWithdrawalSerializes(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1")

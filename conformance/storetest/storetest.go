@@ -161,6 +161,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 			{"Journals", testConcurrentJournals},
 			{"LockDeposit", testLockDepositSerializes},
 			{"LockAttempt", testLockAttemptSerializes},
+			{"LockDepositAndAttempt", testLockDepositAndAttemptSerializes},
 			{"LockWithdrawal", testLockWithdrawalSerializes},
 			{"LockWebhookEndpoint", testLockWebhookEndpointSerializes},
 			{"LockDelivery", testLockDeliverySerializes},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -133,66 +134,103 @@ func testWithdrawalDuplicateMerchantID(t *testing.T, s Store) {
 }
 
 // testPipeline (engine.Pipeliner, for a store that has it): inserts made in
-// a Pipeline are seen by the statements after them and committed with the
-// transaction; a duplicate among them fails the Pipeline (or a statement
-// after it) with ErrDuplicate, however late it is learnt, and the
-// transaction then leaves nothing.
+// a Pipeline or a PipelineCommit are seen by the statements after them and
+// committed with the transaction; a duplicate among them, or an update of
+// a row that does not exist, fails it (or a statement after it, or the
+// commit) with ErrDuplicate or ErrNotFound, however late it is learnt,
+// and the transaction then leaves nothing.
 func testPipeline(t *testing.T, s Store) {
 	mustOrgs(t, s, "org_1")
 	create(t, s, engine.Tx.CreateWithdrawal, newWithdrawal("wdr_0", "org_1", "m0"))
-	pipeline := func(fn func(ctx context.Context, tx engine.Tx) error) error {
-		return s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
-			p, ok := tx.(engine.Pipeliner)
-			if !ok {
-				return errSkip
+	methods := map[string]func(p engine.Pipeliner) func(context.Context, func(engine.Tx) error) error{
+		"Pipeline":       func(p engine.Pipeliner) func(context.Context, func(engine.Tx) error) error { return p.Pipeline },
+		"PipelineCommit": func(p engine.Pipeliner) func(context.Context, func(engine.Tx) error) error { return p.PipelineCommit },
+	}
+	n := 0
+	for name, method := range methods {
+		t.Run(name, func(t *testing.T) {
+			n++
+			id := func(prefix string, i int) string { return fmt.Sprintf("%s_%d_%d", prefix, n, i) }
+			pipeline := func(fn func(ctx context.Context, tx engine.Tx) error) error {
+				return s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+					p, ok := tx.(engine.Pipeliner)
+					if !ok {
+						return errSkip
+					}
+					return method(p)(ctx, func(tx engine.Tx) error { return fn(ctx, tx) })
+				})
 			}
-			return p.Pipeline(ctx, func(tx engine.Tx) error { return fn(ctx, tx) })
+			w1, w2 := newWithdrawal(id("wdr", 1), "org_1", id("m", 1)), newWithdrawal(id("wdr", 2), "org_1", id("m", 2))
+			err := pipeline(func(ctx context.Context, tx engine.Tx) error {
+				for _, w := range []*engine.Withdrawal{w1, w2} {
+					if err := tx.CreateWithdrawal(ctx, w); err != nil {
+						return err
+					}
+					if err := tx.CreateEvent(ctx, newEvent("evt_"+w.ID, "org_1")); err != nil {
+						return err
+					}
+				}
+				got, err := tx.GetWithdrawal(ctx, "org_1", w2.ID)
+				if err != nil {
+					return err
+				}
+				assertEqual(t, got, w2)
+				return nil
+			})
+			if errors.Is(err, errSkip) {
+				t.Skip("the store's Tx is no engine.Pipeliner")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertEqual(t, getWithdrawal(t, s, "org_1", w1.ID), w1)
+			// Without a statement after them: the queued inserts alone.
+			w3 := newWithdrawal(id("wdr", 3), "org_1", id("m", 3))
+			if err := pipeline(func(ctx context.Context, tx engine.Tx) error { return tx.CreateWithdrawal(ctx, w3) }); err != nil {
+				t.Fatal(err)
+			}
+			assertEqual(t, getWithdrawal(t, s, "org_1", w3.ID), w3)
+
+			missing := newDeposit("dep_missing", "org_1", "missing")
+			for name, last := range map[string]func(ctx context.Context, tx engine.Tx) error{
+				"merchant_id taken before": func(ctx context.Context, tx engine.Tx) error {
+					return tx.CreateWithdrawal(ctx, newWithdrawal(id("wdr", 5), "org_1", "m0"))
+				},
+				"id taken before": func(ctx context.Context, tx engine.Tx) error {
+					return tx.CreateWithdrawal(ctx, newWithdrawal("wdr_0", "org_1", id("m", 6)))
+				},
+				"a deposit that does not exist": func(ctx context.Context, tx engine.Tx) error {
+					return tx.UpdateDeposit(ctx, missing)
+				},
+			} {
+				err := pipeline(func(ctx context.Context, tx engine.Tx) error {
+					if err := tx.CreateWithdrawal(ctx, newWithdrawal(id("wdr", 4), "org_1", id("m", 4))); err != nil {
+						return err
+					}
+					if err := last(ctx, tx); err != nil {
+						return err
+					}
+					return tx.CreateEvent(ctx, newEvent(id("evt", 4), "org_1"))
+				})
+				if name == "a deposit that does not exist" {
+					if !errors.Is(err, engine.ErrNotFound) {
+						t.Errorf("%s: err = %v, want ErrNotFound", name, err)
+					}
+				} else {
+					wantDuplicate(t, name, err)
+				}
+				wantAllNotFound(t, s, calls{
+					"the pipeline's other insert": func(ctx context.Context, tx engine.Tx) error {
+						_, err := tx.GetWithdrawal(ctx, "org_1", id("wdr", 4))
+						return err
+					},
+					"the pipeline's event": func(ctx context.Context, tx engine.Tx) error {
+						_, err := tx.GetEvent(ctx, id("evt", 4))
+						return err
+					},
+				}, nil)
+			}
 		})
-	}
-	w1, w2 := newWithdrawal("wdr_1", "org_1", "m1"), newWithdrawal("wdr_2", "org_1", "m2")
-	err := pipeline(func(ctx context.Context, tx engine.Tx) error {
-		for _, w := range []*engine.Withdrawal{w1, w2} {
-			if err := tx.CreateWithdrawal(ctx, w); err != nil {
-				return err
-			}
-			if err := tx.CreateEvent(ctx, newEvent("evt_"+w.ID, "org_1")); err != nil {
-				return err
-			}
-		}
-		got, err := tx.GetWithdrawal(ctx, "org_1", "wdr_2")
-		if err != nil {
-			return err
-		}
-		assertEqual(t, got, w2)
-		return nil
-	})
-	if errors.Is(err, errSkip) {
-		t.Skip("the store's Tx is no engine.Pipeliner")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	assertEqual(t, getWithdrawal(t, s, "org_1", "wdr_1"), w1)
-	for name, dup := range map[string]*engine.Withdrawal{
-		"merchant_id taken before": newWithdrawal("wdr_3", "org_1", "m0"),
-		"id taken before":          newWithdrawal("wdr_0", "org_1", "m3"),
-	} {
-		err := pipeline(func(ctx context.Context, tx engine.Tx) error {
-			if err := tx.CreateWithdrawal(ctx, newWithdrawal("wdr_4", "org_1", "m4")); err != nil {
-				return err
-			}
-			if err := tx.CreateWithdrawal(ctx, dup); err != nil {
-				return err
-			}
-			return tx.CreateEvent(ctx, newEvent("evt_4", "org_1"))
-		})
-		wantDuplicate(t, name, err)
-		wantAllNotFound(t, s, calls{
-			"the pipeline's other insert": func(ctx context.Context, tx engine.Tx) error {
-				_, err := tx.GetWithdrawal(ctx, "org_1", "wdr_4")
-				return err
-			},
-		}, nil)
 	}
 }
 
@@ -254,30 +292,37 @@ func testWithdrawalLeasedUpdate(t *testing.T, s Store) {
 		t.Errorf("the step written twice: err = %v, want ErrLeaseLost", err)
 	}
 
-	// In a Pipeline, queued with an insert: the transaction keeps nothing.
-	err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
-		p, ok := tx.(engine.Pipeliner)
-		if !ok {
-			return errSkip
-		}
-		return p.Pipeline(ctx, func(tx engine.Tx) error {
-			if err := tx.CreateEvent(ctx, newEvent("evt_1", "org_1")); err != nil {
-				return err
+	// In a Pipeline or PipelineCommit, queued with an insert: the
+	// transaction keeps nothing.
+	for _, commit := range []bool{false, true} {
+		err := s.InTx(context.Background(), func(ctx context.Context, tx engine.Tx) error {
+			p, ok := tx.(engine.Pipeliner)
+			if !ok {
+				return errSkip
 			}
-			return tx.UpdateLeasedWithdrawal(ctx, step(next), "worker-1", until)
+			pipeline := p.Pipeline
+			if commit {
+				pipeline = p.PipelineCommit
+			}
+			return pipeline(ctx, func(tx engine.Tx) error {
+				if err := tx.CreateEvent(ctx, newEvent("evt_1", "org_1")); err != nil {
+					return err
+				}
+				return tx.UpdateLeasedWithdrawal(ctx, step(next), "worker-1", until)
+			})
 		})
-	})
-	if errors.Is(err, errSkip) {
-		return
+		if errors.Is(err, errSkip) {
+			return
+		}
+		if !errors.Is(err, engine.ErrLeaseLost) {
+			t.Errorf("in a pipeline (at commit: %v): err = %v, want ErrLeaseLost", commit, err)
+		}
+		wantAllNotFound(t, s, calls{
+			"the pipeline's insert": func(ctx context.Context, tx engine.Tx) error {
+				_, err := tx.GetEvent(ctx, "evt_1")
+				return err
+			},
+		}, nil)
+		assertEqual(t, getWithdrawal(t, s, "org_1", "wdr_1"), next)
 	}
-	if !errors.Is(err, engine.ErrLeaseLost) {
-		t.Errorf("in a Pipeline: err = %v, want ErrLeaseLost", err)
-	}
-	wantAllNotFound(t, s, calls{
-		"the pipeline's insert": func(ctx context.Context, tx engine.Tx) error {
-			_, err := tx.GetEvent(ctx, "evt_1")
-			return err
-		},
-	}, nil)
-	assertEqual(t, getWithdrawal(t, s, "org_1", "wdr_1"), next)
 }

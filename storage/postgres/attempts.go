@@ -2,9 +2,9 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/storage/internal/rowset"
 	"github.com/payd-engine/payd/storage/internal/schema"
@@ -68,6 +68,40 @@ func (t *tx) LockAttempt(ctx context.Context, id string) (*engine.Attempt, error
 	return scanAttempt(t.tx.QueryRow(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE id = $1`+t.lockRow(), id))
 }
 
+// LockDepositAndAttempt sends the two locking reads in one pipeline: each
+// statement runs, and takes its snapshot, after the one before it, as if
+// sent one by one.
+func (t *tx) LockDepositAndAttempt(ctx context.Context, depositID, attemptID string) (*engine.Deposit, *engine.Attempt, error) {
+	bs, ok := t.tx.(batchSender)
+	if !ok {
+		d, err := t.LockDeposit(ctx, depositID)
+		if err != nil {
+			return nil, nil, err
+		}
+		a, err := t.LockAttempt(ctx, attemptID)
+		if err != nil {
+			return nil, nil, err
+		}
+		return d, a, nil
+	}
+	b := &pgx.Batch{}
+	b.Queue(`SELECT `+depositColumns+` FROM deposits WHERE id = $1`+t.lockRow(), depositID)
+	b.Queue(`SELECT `+attemptColumns+` FROM attempts WHERE id = $1`+t.lockRow(), attemptID)
+	br := bs.SendBatch(ctx, b)
+	d, err := scanDeposit(br.QueryRow())
+	var a *engine.Attempt
+	if err == nil {
+		a, err = scanAttempt(br.QueryRow())
+	}
+	if cerr := interpretError(br.Close()); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, a, nil
+}
+
 // GetAttemptByTransactionID reads at most two rows, each by a unique key,
 // and returns the organization's first.
 func (t *tx) GetAttemptByTransactionID(ctx context.Context, organizationID, channel, transactionID string) (*engine.Attempt, error) {
@@ -87,15 +121,9 @@ func (t *tx) GetAttemptByTransactionID(ctx context.Context, organizationID, chan
 // leaves the transaction usable. It is never queued in a Pipeline: its
 // caller needs the answer at once.
 func (t *tx) MarkTransactionSucceeded(ctx context.Context, a *engine.Attempt) error {
-	tag, err := t.tx.Exec(ctx, `INSERT INTO succeeded_transactions (channel, transaction_id, attempt_id)
-		VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, a.Channel, a.TransactionID, a.ID)
-	if err != nil {
-		return interpretError(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%w: succeeded transaction %s %s", engine.ErrDuplicate, a.Channel, a.TransactionID)
-	}
-	return nil
+	return t.insert(ctx, "succeeded transaction "+a.Channel+" "+a.TransactionID,
+		`INSERT INTO succeeded_transactions (channel, transaction_id, attempt_id) VALUES ($1, $2, $3)`,
+		a.Channel, a.TransactionID, a.ID)
 }
 
 func (t *tx) GetSucceededAttempt(ctx context.Context, channel, transactionID string) (*engine.Attempt, error) {
@@ -110,8 +138,9 @@ func (t *tx) ListAttempts(ctx context.Context, depositID string) ([]*engine.Atte
 
 func (t *tx) UpdateAttempt(ctx context.Context, a *engine.Attempt) error {
 	// The deposit, organization, channel and transaction ID an attempt was
-	// made with never change.
-	return t.exec(ctx, `UPDATE attempts SET status = $1, failure_code = $2, tries = $3, next_run_at = $4,
+	// made with never change. In a Pipeline it is queued (a verdict's
+	// writes go together).
+	return t.execChecked(ctx, oneRowChanged, `UPDATE attempts SET status = $1, failure_code = $2, tries = $3, next_run_at = $4,
 		lease_owner = $5, leased_until = $6, updated_at = $7
 		WHERE id = $8`,
 		a.Status, a.FailureCode, a.Tries, a.NextRunAt,

@@ -16,14 +16,31 @@ import (
 // statement sends neither BEGIN nor COMMIT. In a pipeline, a statement
 // after BEGIN runs inside that transaction, and one that fails leaves it
 // failed, as if the two had been sent one by one.
+//
+// The statements a PipelineCommit queued (atCommit) go with COMMIT, or
+// ahead of the next statement.
 type lazyTx struct {
-	conn  *pgxpool.Conn
-	begun bool
+	conn     *pgxpool.Conn
+	begun    bool
+	atCommit *checkedBatch
+}
+
+// sendAtCommit sends the statements waiting for the COMMIT, if any, now.
+func (l *lazyTx) sendAtCommit(ctx context.Context) error {
+	c := l.atCommit
+	if c == nil {
+		return nil
+	}
+	l.atCommit = nil
+	return c.err(l.SendBatch(ctx, c.batch).Close())
 }
 
 const beginReadWrite = `BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE`
 
 func (l *lazyTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if err := l.sendAtCommit(ctx); err != nil {
+		return pgconn.CommandTag{}, err
+	}
 	if l.begun {
 		return l.conn.Exec(ctx, sql, args...)
 	}
@@ -35,16 +52,15 @@ func (l *lazyTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 }
 
 func (l *lazyTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if err := l.sendAtCommit(ctx); err != nil {
+		return nil, err
+	}
 	if l.begun {
 		return l.conn.Query(ctx, sql, args...)
 	}
 	var b pgx.Batch
 	b.Queue(sql, args...)
 	br := l.SendBatch(ctx, &b)
-	if _, err := br.Exec(); err != nil { // BEGIN
-		_ = br.Close()
-		return nil, err
-	}
 	rows, err := br.Query()
 	if err != nil {
 		_ = br.Close()
@@ -54,6 +70,9 @@ func (l *lazyTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, 
 }
 
 func (l *lazyTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	if err := l.sendAtCommit(ctx); err != nil {
+		return errRow{err}
+	}
 	if l.begun {
 		return l.conn.QueryRow(ctx, sql, args...)
 	}
@@ -62,14 +81,19 @@ func (l *lazyTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row 
 }
 
 // SendBatch sends b, with BEGIN ahead of its statements if none has been
-// sent yet.
+// sent yet. Its results are b's: BEGIN's is read here.
 func (l *lazyTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	if err := l.sendAtCommit(ctx); err != nil {
+		return failedBatch{err: err}
+	}
 	if l.begun {
 		return l.conn.SendBatch(ctx, b)
 	}
 	l.begun = true
 	b.QueuedQueries = append([]*pgx.QueuedQuery{{SQL: beginReadWrite}}, b.QueuedQueries...)
-	return &beginBatch{BatchResults: l.conn.SendBatch(ctx, b), tx: l}
+	bb := &beginBatch{BatchResults: l.conn.SendBatch(ctx, b), tx: l}
+	_, bb.err = bb.BatchResults.Exec()
+	return bb
 }
 
 // beginBatch is the batch that carries a lazyTx's BEGIN. A statement that
@@ -78,7 +102,29 @@ func (l *lazyTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 // run (and commit) on its own.
 type beginBatch struct {
 	pgx.BatchResults
-	tx *lazyTx
+	tx  *lazyTx
+	err error // BEGIN's: every result is then this error
+}
+
+func (b *beginBatch) Exec() (pgconn.CommandTag, error) {
+	if b.err != nil {
+		return pgconn.CommandTag{}, b.err
+	}
+	return b.BatchResults.Exec()
+}
+
+func (b *beginBatch) Query() (pgx.Rows, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	return b.BatchResults.Query()
+}
+
+func (b *beginBatch) QueryRow() pgx.Row {
+	if b.err != nil {
+		return errRow{b.err}
+	}
+	return b.BatchResults.QueryRow()
 }
 
 func (b *beginBatch) Close() error {
@@ -93,12 +139,22 @@ func (b *beginBatch) Close() error {
 // pgx.ErrTxCommitRollback when the transaction had failed and COMMIT
 // rolled it back.
 func (l *lazyTx) commit(ctx context.Context) error {
-	if !l.begun {
+	var tag pgconn.CommandTag
+	var err error
+	switch {
+	case l.atCommit != nil:
+		c := l.atCommit
+		l.atCommit = nil
+		c.batch.Queue(`COMMIT`).Exec(func(t pgconn.CommandTag) error { tag = t; return nil })
+		if err := c.err(l.SendBatch(ctx, c.batch).Close()); err != nil {
+			return err
+		}
+	case !l.begun:
 		return nil
-	}
-	tag, err := l.conn.Exec(ctx, `COMMIT`)
-	if err != nil {
-		return err
+	default:
+		if tag, err = l.conn.Exec(ctx, `COMMIT`); err != nil {
+			return err
+		}
 	}
 	if tag.String() == "ROLLBACK" {
 		return pgx.ErrTxCommitRollback
@@ -154,3 +210,15 @@ func (r *firstRow) Scan(dest ...any) error {
 	r.rows.Close()
 	return r.rows.Err()
 }
+
+// failedBatch is the answer of a batch that was never sent: every result
+// is its error.
+type failedBatch struct {
+	pgx.BatchResults // nil: only for its Tx method, which nothing here calls
+	err              error
+}
+
+func (f failedBatch) Exec() (pgconn.CommandTag, error) { return pgconn.CommandTag{}, f.err }
+func (f failedBatch) Query() (pgx.Rows, error)         { return nil, f.err }
+func (f failedBatch) QueryRow() pgx.Row                { return errRow{f.err} }
+func (f failedBatch) Close() error                     { return f.err }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/payd-engine/payd/engine"
 	"github.com/shopspring/decimal"
 
@@ -58,7 +57,7 @@ func (t *tx) CreateJournal(ctx context.Context, j *engine.Journal) error {
 	}
 	// The entries' insert runs even though nothing reads its CTE. WITH
 	// ORDINALITY keeps the rows (and so the row locks) in account order.
-	return t.execChecked(ctx, nil, `WITH entries AS (
+	return t.execChecked(ctx, rowCount{}, `WITH entries AS (
 			INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
 			SELECT $1, e.position, $2, e.account, e.amount_minor
 			FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS e (position, account, amount_minor)
@@ -137,12 +136,7 @@ func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
 		mJournals, mKinds, mRefs = append(mJournals, m.JournalID), append(mKinds, m.Kind), append(mRefs, m.Reference)
 		mMinor, mAfter, mCreated = append(mMinor, m.Minor), append(mAfter, m.AfterMinor), append(mCreated, m.CreatedAt)
 	}
-	err = t.execChecked(ctx, func(tag pgconn.CommandTag) error {
-		if tag.RowsAffected() != int64(len(js)) {
-			return fmt.Errorf("%w: one of journals %s…", engine.ErrDuplicate, ids[0])
-		}
-		return nil
-	}, `INSERT INTO journals (`+journalColumns+`)
+	err = t.execChecked(ctx, rowCount{int64(len(js)), fmt.Errorf("%w: one of journals %s…", engine.ErrDuplicate, ids[0])}, `INSERT INTO journals (`+journalColumns+`)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
 		ON CONFLICT DO NOTHING`,
 		ids, orgs, kinds, refs, memos, actors, created)
@@ -150,7 +144,7 @@ func (t *tx) CreateJournals(ctx context.Context, js []*engine.Journal) error {
 		return err
 	}
 	// The entries' insert runs even though nothing reads its CTE.
-	return t.execChecked(ctx, nil, `WITH entries AS (
+	return t.execChecked(ctx, rowCount{}, `WITH entries AS (
 			INSERT INTO ledger_entries (journal_id, position, organization_id, account, amount_minor)
 			SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[])
 		), balances AS (

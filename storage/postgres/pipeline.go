@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -38,6 +39,33 @@ func (t *tx) Pipeline(ctx context.Context, fn func(tx engine.Tx) error) error {
 	return p.send(ctx)
 }
 
+// PipelineCommit is Pipeline whose queued statements, in a transaction
+// of InTx, wait for the COMMIT and go with it (engine.Pipeliner): a
+// shared transaction's writes and its COMMIT are one round trip instead
+// of two. Postgres runs what a pipeline holds up to its first error, and
+// skips the rest, COMMIT too: so every statement queued here whose row
+// count is checked has Postgres check it (see asserted), and a wrong count
+// fails the statement, and the transaction, instead of being found by the
+// client after the COMMIT. Elsewhere (a host's transaction, within another
+// Pipeline) it is Pipeline.
+func (t *tx) PipelineCommit(ctx context.Context, fn func(tx engine.Tx) error) error {
+	lt, ok := t.tx.(*lazyTx)
+	if !ok || t.pipe != nil {
+		return t.Pipeline(ctx, fn)
+	}
+	if err := lt.sendAtCommit(ctx); err != nil {
+		return err
+	}
+	p := &pipe{querier: lt, sender: lt}
+	if err := fn(&tx{tx: p, readOnly: t.readOnly, pipe: p}); err != nil {
+		return err
+	}
+	if len(p.queued) > 0 {
+		lt.atCommit = p.assertedBatch()
+	}
+	return nil
+}
+
 // pipe is the querier of a Pipeline: it sends what is queued before any
 // statement of its own.
 type pipe struct {
@@ -51,15 +79,16 @@ type pipe struct {
 type queued struct {
 	query string
 	args  []any
-	check func(pgconn.CommandTag) error
+	rows  rowCount
 	// table, for a one-row insert (insert): the statement up to its
 	// VALUES list, what names the row in ErrDuplicate.
 	table, what string
 }
 
-// queue queues a statement whose command tag check turns into its error.
-func (p *pipe) queue(query string, check func(pgconn.CommandTag) error, args ...any) {
-	p.queued = append(p.queued, queued{query: query, args: args, check: check})
+// queue queues a statement whose row count (see rowCount) turns into its
+// error.
+func (p *pipe) queue(query string, rows rowCount, args ...any) {
+	p.queued = append(p.queued, queued{query: query, args: args, rows: rows})
 }
 
 // queueInsert queues the one-row insert of insert (query ends in a VALUES
@@ -74,19 +103,19 @@ func (p *pipe) queueInsert(what, query string, args ...any) bool {
 	return true
 }
 
-// batch is what is queued as a pgx batch. The one-row inserts queued
-// after one another (between two other statements) become one INSERT per
+// statements are the statements queued, the one-row inserts queued after
+// one another (between two other statements) merged into one INSERT per
 // table, with its rows in the order they were queued, the tables in the
 // order of their first row: ON CONFLICT DO NOTHING, and ErrDuplicate
 // unless every row went in, as for each row alone. A row may refer (a
 // foreign key) to a row queued before it: the table it refers to had its
 // first row queued earlier, so its insert comes first.
-func (p *pipe) batch() *pgx.Batch {
-	b := &pgx.Batch{}
+func (p *pipe) statements() []queued {
+	var out []queued
 	for i := 0; i < len(p.queued); {
 		q := p.queued[i]
 		if q.table == "" {
-			b.Queue(q.query, q.args...).Exec(q.check)
+			out = append(out, q)
 			i++
 			continue
 		}
@@ -105,24 +134,86 @@ func (p *pipe) batch() *pgx.Batch {
 			// Postgres takes at most maxStatementParams parameters in a
 			// statement: a large batch's rows go as several.
 			rs := rows[t]
-			per := max(maxStatementParams/max(len(rs[0].args), 1), 1)
+			// (Two are kept for asserted's.)
+			per := max((maxStatementParams-2)/max(len(rs[0].args), 1), 1)
 			for len(rs) > per {
-				queueRows(b, t, rs[:per])
+				out = append(out, insertRows(t, rs[:per]))
 				rs = rs[per:]
 			}
-			queueRows(b, t, rs)
+			out = append(out, insertRows(t, rs))
 		}
 		i = j
 	}
+	return out
+}
+
+// batch is what is queued as a pgx batch, each row count checked by the
+// client as its answer comes.
+func (p *pipe) batch() *pgx.Batch {
+	b := &pgx.Batch{}
+	for _, q := range p.statements() {
+		b.Queue(q.query, q.args...).Exec(q.rows.check)
+	}
 	return b
+}
+
+// assertedBatch is what is queued as a pgx batch that may end in COMMIT,
+// each row count checked by Postgres (asserted), with the errors of the
+// checks that fail (see checkedBatch.err).
+func (p *pipe) assertedBatch() *checkedBatch {
+	c := &checkedBatch{batch: &pgx.Batch{}}
+	for _, q := range p.statements() {
+		if q.rows.want == 0 {
+			c.batch.Queue(q.query, q.args...)
+			continue
+		}
+		c.batch.Queue(asserted(q.query, len(q.args)), append(q.args, q.rows.want, rowCountTag+strconv.Itoa(len(c.fails)))...)
+		c.fails = append(c.fails, q.rows.fail)
+	}
+	return c
+}
+
+// rowCountTag starts the text that a failed asserted check casts to an
+// integer, so that the error names the check.
+const rowCountTag = "payd row count check "
+
+// asserted is query (an INSERT, UPDATE or DELETE of nargs parameters)
+// with its row count checked by Postgres: a statement that fails, with an
+// invalid integer naming the check ($nargs+2), unless it changed
+// $nargs+1 rows. The failing cast is of a value the CASE computes as the
+// statement runs, not a constant the planner could fold.
+func asserted(query string, nargs int) string {
+	return `WITH changed AS (` + query + ` RETURNING 1) SELECT (CASE WHEN count(*) = $` + strconv.Itoa(nargs+1) +
+		` THEN '0' ELSE $` + strconv.Itoa(nargs+2) + `::text END)::int FROM changed`
+}
+
+// checkedBatch is an assertedBatch.
+type checkedBatch struct {
+	batch *pgx.Batch
+	fails []error // by the number in rowCountTag
+}
+
+// err is the error of the batch's answer: the check's own error if a
+// check failed, else the batch's.
+func (c *checkedBatch) err(err error) error {
+	var e *pgconn.PgError
+	if errors.As(err, &e) && e.Code == codeInvalidTextRepresentation {
+		if i := strings.Index(e.Message, rowCountTag); i >= 0 {
+			n, convErr := strconv.Atoi(strings.TrimRight(e.Message[i+len(rowCountTag):], `"`))
+			if convErr == nil && n >= 0 && n < len(c.fails) {
+				return c.fails[n]
+			}
+		}
+	}
+	return interpretError(err)
 }
 
 // maxStatementParams is the most parameters Postgres's extended protocol
 // takes in one statement (a 16-bit count).
 const maxStatementParams = 65535
 
-// queueRows queues the one-row inserts rows into table as one statement.
-func queueRows(b *pgx.Batch, table string, rows []queued) {
+// insertRows is the one-row inserts rows into table as one statement.
+func insertRows(table string, rows []queued) queued {
 	var sql strings.Builder
 	sql.WriteString(table)
 	sql.WriteString(" VALUES ")
@@ -142,15 +233,11 @@ func queueRows(b *pgx.Batch, table string, rows []queued) {
 		args = append(args, row.args...)
 	}
 	sql.WriteString(" ON CONFLICT DO NOTHING")
-	b.Queue(sql.String(), args...).Exec(func(tag pgconn.CommandTag) error {
-		if n := tag.RowsAffected(); n != int64(len(rows)) {
-			if len(rows) == 1 {
-				return fmt.Errorf("%w: %s", engine.ErrDuplicate, rows[0].what)
-			}
-			return fmt.Errorf("%w: %d of %d rows (%s, ...)", engine.ErrDuplicate, int64(len(rows))-n, len(rows), rows[0].what)
-		}
-		return nil
-	})
+	fail := fmt.Errorf("%w: %s", engine.ErrDuplicate, rows[0].what)
+	if len(rows) > 1 {
+		fail = fmt.Errorf("%w: one of %d rows (%s, ...)", engine.ErrDuplicate, len(rows), rows[0].what)
+	}
+	return queued{query: sql.String(), args: args, rows: rowCount{int64(len(rows)), fail}}
 }
 
 // send sends the queued statements and reads their answers: the first

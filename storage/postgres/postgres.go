@@ -51,9 +51,11 @@ const (
 
 // SQLSTATEs the store interprets.
 const (
-	codeUniqueViolation      = "23505"
-	codeSerializationFailure = "40001"
-	codeDeadlockDetected     = "40P01"
+	codeUniqueViolation = "23505"
+	// an asserted row count's failure (see asserted)
+	codeInvalidTextRepresentation = "22P02"
+	codeSerializationFailure      = "40001"
+	codeDeadlockDetected          = "40P01"
 )
 
 // DefaultMaxConns is the size of the connection pool unless url sets

@@ -78,10 +78,10 @@ func TestStatementsPerOperation(t *testing.T) {
 // postgresCeilings are the costs of the money path's operations run alone
 // on Postgres, as BENCHMARKS.md gives them.
 var postgresCeilings = opcost.Ceilings{
-	"create":            {Statements: 5, RoundTrips: 4},
+	"create":            {Statements: 5, RoundTrips: 3},
 	"get":               {Statements: 1, RoundTrips: 1},
-	"submit":            {Statements: 4, RoundTrips: 4},
-	"worker":            {Statements: 17, RoundTrips: 12},
-	"withdrawal create": {Statements: 9, RoundTrips: 4},
-	"payout":            {Statements: 13, RoundTrips: 5.3},
+	"submit":            {Statements: 4, RoundTrips: 3},
+	"worker":            {Statements: 17, RoundTrips: 7},
+	"withdrawal create": {Statements: 8, RoundTrips: 2},
+	"payout":            {Statements: 13, RoundTrips: 4.3},
 }

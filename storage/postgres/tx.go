@@ -64,30 +64,40 @@ func (t *tx) insert(ctx context.Context, what string, query string, args ...any)
 	if t.pipe != nil && t.pipe.queueInsert(what, query, args...) {
 		return nil
 	}
-	return t.execChecked(ctx, func(tag pgconn.CommandTag) error {
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("%w: %s", engine.ErrDuplicate, what)
-		}
-		return nil
-	}, query+` ON CONFLICT DO NOTHING`, args...)
+	return t.execChecked(ctx, rowCount{1, fmt.Errorf("%w: %s", engine.ErrDuplicate, what)}, query+` ON CONFLICT DO NOTHING`, args...)
 }
 
-// execChecked runs a statement whose command tag check (nil: none) turns
-// into its error. In a Pipeline it only queues it, and the error comes
-// later.
-func (t *tx) execChecked(ctx context.Context, check func(pgconn.CommandTag) error, query string, args ...any) error {
-	if check == nil {
-		check = func(pgconn.CommandTag) error { return nil }
+// rowCount is how many rows a write must change (want; 0: any number),
+// and its error (fail) when it changes another number: what a write that
+// Postgres itself does not fail checks.
+type rowCount struct {
+	want int64
+	fail error
+}
+
+func (c rowCount) check(tag pgconn.CommandTag) error {
+	if c.want > 0 && tag.RowsAffected() != c.want {
+		return c.fail
 	}
+	return nil
+}
+
+// oneRowChanged is the check of a write to one row found by its key:
+// ErrNotFound if there was none.
+var oneRowChanged = rowCount{1, engine.ErrNotFound}
+
+// execChecked runs a statement whose row count (see rowCount) turns into
+// its error. In a Pipeline it only queues it, and the error comes later.
+func (t *tx) execChecked(ctx context.Context, rows rowCount, query string, args ...any) error {
 	if t.pipe != nil {
-		t.pipe.queue(query, check, args...)
+		t.pipe.queue(query, rows, args...)
 		return nil
 	}
 	tag, err := t.tx.Exec(ctx, query, args...)
 	if err != nil {
 		return interpretError(err)
 	}
-	return check(tag)
+	return rows.check(tag)
 }
 
 // exec runs a statement that must change one row: ErrNotFound if it changed
@@ -99,14 +109,6 @@ func (t *tx) exec(ctx context.Context, query string, args ...any) error {
 // execer is a pgx.Tx or a *pgxpool.Pool.
 type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-}
-
-// oneRowChanged is execOne's check, for execChecked.
-func oneRowChanged(tag pgconn.CommandTag) error {
-	if tag.RowsAffected() == 0 {
-		return engine.ErrNotFound
-	}
-	return nil
 }
 
 func execOne(ctx context.Context, db execer, query string, args ...any) error {

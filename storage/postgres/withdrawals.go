@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/payd-engine/payd/engine"
 	"github.com/payd-engine/payd/storage/internal/rowset"
@@ -105,12 +104,7 @@ const updateLeasedWithdrawalQuery = `UPDATE withdrawals SET status = $1, payout_
 
 // leaseHeld is the check of a write conditioned on a lease: no row
 // written means the lease was lost.
-func leaseHeld(tag pgconn.CommandTag) error {
-	if tag.RowsAffected() == 0 {
-		return engine.ErrLeaseLost
-	}
-	return nil
-}
+var leaseHeld = rowCount{1, engine.ErrLeaseLost}
 
 // ClaimDuePayouts selects, locks and leases in one statement
 // (claimPayoutsQuery). A Limit of zero or less claims nothing.

@@ -61,6 +61,20 @@ func (t *tx) LockAttempt(ctx context.Context, id string) (*engine.Attempt, error
 	return t.GetAttempt(ctx, id)
 }
 
+// LockDepositAndAttempt reads the two rows: like their Lock methods, the
+// write transaction is the lock.
+func (t *tx) LockDepositAndAttempt(ctx context.Context, depositID, attemptID string) (*engine.Deposit, *engine.Attempt, error) {
+	d, err := t.LockDeposit(ctx, depositID)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := t.LockAttempt(ctx, attemptID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, a, nil
+}
+
 // GetAttemptByTransactionID reads at most two rows, each by a unique key,
 // and returns the organization's first.
 func (t *tx) GetAttemptByTransactionID(ctx context.Context, organizationID, channel, transactionID string) (*engine.Attempt, error) {

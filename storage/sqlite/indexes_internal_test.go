@@ -99,3 +99,90 @@ func TestBalanceTransactionPagesUseIndex(t *testing.T) {
 		t.Logf("%s:\n%s", name, plan)
 	}
 }
+
+// TestWithdrawalCreateIndexes counts what a withdrawal create writes to
+// each table it inserts into: its rows and the entries of each index,
+// read from sqlite_master and each partial index's condition evaluated on
+// the rows (BENCHMARKS.md: index entries per withdrawal create).
+func TestWithdrawalCreateIndexes(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "payd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	withdrawal, journal := opcost.CreateWithdrawal(t, s)
+	count := func(table, column, key, cond string) int {
+		t.Helper()
+		q := `SELECT count(*) FROM ` + table + ` WHERE ` + column + ` = ?`
+		if cond != "" {
+			q += ` AND (` + cond + `)`
+		}
+		var n int
+		if err := s.writer.QueryRowContext(ctx, q, key).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	got := map[string]opcost.TableEntries{}
+	for _, tb := range opcost.WithdrawalTables {
+		key := withdrawal
+		if tb.ByJournal {
+			key = journal
+		}
+		rows, err := s.writer.QueryContext(ctx, `SELECT name, coalesce(sql, '') FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, tb.Table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type def struct{ name, sql string }
+		var defs []def
+		for rows.Next() {
+			var d def
+			if err := rows.Scan(&d.name, &d.sql); err != nil {
+				t.Fatal(err)
+			}
+			defs = append(defs, d)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		e := opcost.TableEntries{Rows: count(tb.Table, tb.Column, key, ""), Indexes: map[string]int{}}
+		for _, d := range defs {
+			cond := ""
+			if i := strings.Index(strings.ToUpper(d.sql), " WHERE "); i >= 0 {
+				cond = d.sql[i+len(" WHERE "):]
+			}
+			e.Indexes[d.name] = count(tb.Table, tb.Column, key, cond)
+		}
+		got[tb.Table] = e
+	}
+	opcost.CheckWithdrawalIndexes(t, got, map[string]opcost.TableEntries{
+		"withdrawals": {Rows: 1, Indexes: map[string]int{
+			"sqlite_autoindex_withdrawals_1":     1, // PRIMARY KEY (id)
+			"sqlite_autoindex_withdrawals_2":     1, // UNIQUE (organization_id, merchant_id)
+			"withdrawals_due":                    1,
+			"withdrawals_organization_created":   1,
+			"withdrawals_organization_status":    1,
+			"withdrawals_organization_method":    1,
+			"withdrawals_organization_reference": 0,
+		}},
+		"events": {Rows: 1, Indexes: map[string]int{
+			"sqlite_autoindex_events_1":   1,
+			"events_organization_created": 1,
+			"events_resource_created":     1,
+			"events_organization_type":    1,
+		}},
+		"journals": {Rows: 1, Indexes: map[string]int{
+			"sqlite_autoindex_journals_1":   1,
+			"journals_organization_created": 1,
+		}},
+		"ledger_entries": {Rows: 2, Indexes: map[string]int{
+			"sqlite_autoindex_ledger_entries_1": 2,
+			"ledger_entries_account":            2,
+		}},
+		"balance_transactions": {Rows: 2, Indexes: map[string]int{
+			"sqlite_autoindex_balance_transactions_1":   2,
+			"balance_transactions_organization_account": 2,
+		}},
+	})
+}

@@ -80,6 +80,6 @@ var sqliteCeilings = opcost.Ceilings{
 	"get":               {Statements: 1},
 	"submit":            {Statements: 4},
 	"worker":            {Statements: 13},
-	"withdrawal create": {Statements: 11},
+	"withdrawal create": {Statements: 10},
 	"payout":            {Statements: 8.2},
 }

@@ -6,6 +6,7 @@ package opcost
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -327,6 +328,40 @@ func Measure(t *testing.T, store engine.Store, count func() Counters, ceilings C
 	if overdrawn.transactions >= 0.5 {
 		t.Errorf("withdrawals with refusals among them: %.2f write transactions each: the refusals break shared commits up", overdrawn.transactions)
 	}
+	// Withdrawals at once, every other one of an organization with
+	// withdrawals off (refused under its lock, in the shared transaction)
+	// or of none.
+	offName := "Off"
+	off, err := eng.CreateOrganization(ctx, engine.OrganizationSettings{Name: &offName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forbidden := measure(32, true, func(i int) error {
+		mu.Lock()
+		seq++
+		merchantID := fmt.Sprintf("f-%d", seq)
+		mu.Unlock()
+		from, want := org, ""
+		switch i % 4 {
+		case 1:
+			from, want = off.Organization.ID, engine.CodeForbidden
+		case 3:
+			from, want = "org_nosuch", engine.CodeNotFound
+		}
+		_, err := eng.CreateWithdrawal(ctx, engine.CreateWithdrawalParams{
+			OrganizationID: from, Amount: "100", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: merchantID,
+		})
+		if want == "" {
+			return err
+		}
+		if engine.ErrorCode(err) != want {
+			return fmt.Errorf("a withdrawal of %s: %v, want %s", from, err, want)
+		}
+		return nil
+	})
+	if forbidden.transactions >= 0.5 {
+		t.Errorf("withdrawals with refusals of organizations among them: %.2f write transactions each: the refusals break shared commits up", forbidden.transactions)
+	}
 	// Withdrawals at once, every other one reusing a merchant_id taken
 	// before: merchant_id_exists for those, and the others still share
 	// commits. A reuse is anyone's to send.
@@ -371,8 +406,8 @@ func Measure(t *testing.T, store engine.Store, count func() Counters, ceilings C
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(journals) != 1+40+40+40+16+16 {
-		t.Fatalf("%d journals, want the float, 40 credits, 40 holds, 40 settlements and 32 more holds", len(journals))
+	if len(journals) != 1+40+40+40+16+16+16 {
+		t.Fatalf("%d journals, want the float, 40 credits, 40 holds, 40 settlements and 48 more holds", len(journals))
 	}
 }
 
@@ -455,4 +490,100 @@ func CheckIndexes(t *testing.T, table string, got []Index, wantWritten map[strin
 	if !slices.Equal(got, want) {
 		t.Errorf("%s: indexes %v, want %v: an index changed on a table a create writes; update the expected list and BENCHMARKS.md (index entries per create)", table, got, want)
 	}
+}
+
+// CreateWithdrawal creates an organization with withdrawals on and a
+// balance, and one withdrawal of it through the engine, as the API does,
+// and returns the withdrawal's ID and its hold journal's: the rows whose
+// index entries a store's test counts.
+func CreateWithdrawal(t *testing.T, store engine.Store) (withdrawalID, journalID string) {
+	t.Helper()
+	ctx := context.Background()
+	keyring, err := engine.NewKeyring(make([]byte, engine.MasterKeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	provider := &paydmock.Provider{CheckPayoutMethodFunc: func(context.Context, string) error { return nil }}
+	eng, err := engine.New(engine.Config{Store: store, Provider: provider, Keyring: keyring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes, name := true, "Shop"
+	creds, err := eng.CreateOrganization(ctx, engine.OrganizationSettings{Name: &name, WithdrawalsEnabled: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := creds.Organization.ID
+	if _, err := eng.AdjustBalance(ctx, engine.AdjustParams{OrganizationID: org, Amount: "1000", Reason: "float", Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := eng.CreateWithdrawal(ctx, engine.CreateWithdrawalParams{
+		OrganizationID: org, Amount: "100", Phone: "01712345678", PaymentMethod: "bkash", MerchantID: "w-1",
+		Metadata: []byte(`{"order":"A-1"}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	journals, err := eng.ListJournals(ctx, org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range journals {
+		if j.Reference == w.ID {
+			return w.ID, j.ID
+		}
+	}
+	t.Fatalf("no journal of withdrawal %s", w.ID)
+	return "", ""
+}
+
+// WithdrawalTable is a table a withdrawal create inserts into, with the
+// column that finds the create's rows: the withdrawal's ID, or its hold
+// journal's (ByJournal). The create also adds to two account_balances
+// rows, which it updates in place: no index of theirs changes.
+type WithdrawalTable struct {
+	Table, Column string
+	ByJournal     bool
+}
+
+// WithdrawalTables are the tables a withdrawal create inserts into.
+var WithdrawalTables = []WithdrawalTable{
+	{"withdrawals", "id", false},
+	{"events", "resource_id", false},
+	{"journals", "id", true},
+	{"ledger_entries", "journal_id", true},
+	{"balance_transactions", "journal_id", true},
+}
+
+// TableEntries is what a create wrote to a table: its rows and, for each
+// index, the entries (a partial index gets one for each row that meets
+// its condition).
+type TableEntries struct {
+	Rows    int
+	Indexes map[string]int
+}
+
+// CheckWithdrawalIndexes compares what a withdrawal create wrote (got, by
+// table) with want, exactly: the rows of each table and the entries of
+// each of its indexes. An index added to one of these tables, a partial
+// one that starts to take the create's rows, or a row more (another
+// event, another movement) fails it until want and BENCHMARKS.md say so:
+// each is a B-tree insert of every withdrawal create. It logs the total:
+// the rows (a table B-tree or heap each) and the index entries.
+func CheckWithdrawalIndexes(t *testing.T, got, want map[string]TableEntries) {
+	t.Helper()
+	total := 0
+	for _, tb := range WithdrawalTables {
+		g := got[tb.Table]
+		total += g.Rows
+		for _, n := range g.Indexes {
+			total += n
+		}
+		t.Logf("%s: %d rows, index entries %v", tb.Table, g.Rows, g.Indexes)
+		if w := want[tb.Table]; g.Rows != w.Rows || !maps.Equal(g.Indexes, w.Indexes) {
+			t.Errorf("%s: a withdrawal create wrote %d rows and index entries %v, want %d and %v: update the expected list and BENCHMARKS.md (index entries per withdrawal create)",
+				tb.Table, g.Rows, g.Indexes, w.Rows, w.Indexes)
+		}
+	}
+	t.Logf("a withdrawal create writes %d rows and index entries in all", total)
 }
