@@ -129,7 +129,7 @@ func (e *Engine) SubmitTransactionID(ctx context.Context, p VerifyParams) (*Veri
 	})
 	apiWrite()
 	e.queued(err, place)
-	if errors.Is(err, errTransactionIDTaken) || errors.Is(err, ErrDuplicate) {
+	if errors.Is(err, errTransactionIDTaken) {
 		// A concurrent submission for another deposit of the organization
 		// won the constraint (a repeat for this deposit is found under the
 		// deposit's lock).
@@ -212,21 +212,17 @@ func (e *Engine) queueAttempt(ctx context.Context, tx Tx, d *Deposit, txID, paye
 	d.UpdatedAt = now
 	// The two writes in one round trip where the store pipelines. A
 	// taken ID is then known only once both ran: its error ends the
-	// transaction, which rolls the deposit's update back with it. In a
-	// shared transaction (a batch of submissions) they go with its flush,
-	// and with its COMMIT where the store can: a taken ID then fails the
-	// transaction with ErrDuplicate, which SubmitTransactionID reads as
-	// taken (it is the one insert).
+	// transaction, which rolls the deposit's update back with it. They
+	// are made now, not left to the batch's flush: a submission for the
+	// same deposit later in the batch must find them (its attempt in
+	// progress, or the same ID's attempt).
 	write := func(tx Tx) error {
 		if err := tx.CreateAttempt(ctx, a); err != nil {
 			return err
 		}
 		return tx.UpdateDeposit(ctx, d)
 	}
-	if shared := sharedFrom(ctx); shared != nil {
-		shared.write(func(ctx context.Context, tx Tx) error { return write(tx) })
-		err = nil
-	} else if p, ok := tx.(Pipeliner); ok {
+	if p, ok := tx.(Pipeliner); ok {
 		err = p.Pipeline(ctx, write)
 	} else {
 		err = write(tx)

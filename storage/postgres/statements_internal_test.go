@@ -80,7 +80,7 @@ func TestStatementsPerOperation(t *testing.T) {
 var postgresCeilings = opcost.Ceilings{
 	"create":            {Statements: 5, RoundTrips: 3},
 	"get":               {Statements: 1, RoundTrips: 1},
-	"submit":            {Statements: 4, RoundTrips: 3},
+	"submit":            {Statements: 4, RoundTrips: 4},
 	"worker":            {Statements: 17, RoundTrips: 7},
 	"withdrawal create": {Statements: 8, RoundTrips: 2},
 	"payout":            {Statements: 13, RoundTrips: 4.3},
