@@ -42,8 +42,9 @@ func (h *handoff) close() {
 
 // ticket is a place reserved for a submission's attempt.
 type ticket struct {
-	leasedUntil time.Time // the lease to write on the attempt
-	attempt     *Attempt  // the attempt the submission created, if it did
+	leasedUntil time.Time     // the lease to write on the attempt
+	attempt     *Attempt      // the attempt the submission created, if it did
+	attempts    chan *Attempt // the hand-off it was reserved in
 	settled     bool
 }
 
@@ -56,7 +57,7 @@ func (h *handoff) reserve(leasedUntil time.Time) *ticket {
 		return nil
 	}
 	h.reserved++
-	return &ticket{leasedUntil: leasedUntil}
+	return &ticket{leasedUntil: leasedUntil, attempts: h.attempts}
 }
 
 // settle ends a reservation once the submission's transaction is over
@@ -70,7 +71,7 @@ func (h *handoff) settle(t *ticket, err error) bool {
 	t.settled = true
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.attempts == nil {
+	if h.attempts != t.attempts {
 		return false // the worker stopped: the lease is handed back or runs out
 	}
 	if err != nil || t.attempt == nil {
