@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -98,8 +99,10 @@ func TestMetricsDBPoolSQLite(t *testing.T) {
 		t.Errorf("writer in use with nothing running: %v", got)
 	}
 	waitsBefore := poolCounter(t, families, "payd_db_waits_total", "writer")
+	busyBefore := poolCounter(t, families, "payd_db_write_busy_seconds_total", "writer")
 
 	release := holdTx(t, store)
+	heldFrom := time.Now()
 	families = scrape(t, s)
 	if got := poolGauge(t, families, "payd_db_connections_in_use", "writer"); got != 1 {
 		t.Errorf("writer in use while a transaction is held: %v, want 1", got)
@@ -119,6 +122,7 @@ func TestMetricsDBPoolSQLite(t *testing.T) {
 	for store.(engine.PoolStatser).PoolStats()[0].Waits == int64(waitsBefore) {
 		runtime.Gosched()
 	}
+	held := time.Since(heldFrom) // at least: it began before and ends after
 	release()
 	if err := <-second; err != nil {
 		t.Fatal(err)
@@ -137,6 +141,16 @@ func TestMetricsDBPoolSQLite(t *testing.T) {
 	if got := poolCounter(t, families, "payd_db_wait_seconds_total", "writer"); got <= 0 {
 		t.Errorf("writer wait seconds: %v, want > 0", got)
 	}
+	// The held transaction's time is the writer's; waiting for the
+	// connection is not.
+	if got, want := poolCounter(t, families, "payd_db_write_busy_seconds_total", "writer"), busyBefore+held.Seconds(); got < want {
+		t.Errorf("writer write busy: %vs, want at least %vs", got, want)
+	}
+	for _, pool := range []string{"reader", "reader_one"} {
+		if got := poolCounter(t, families, "payd_db_write_busy_seconds_total", pool); got != 0 {
+			t.Errorf("%s write busy: %vs, want 0: it only reads", pool, got)
+		}
+	}
 }
 
 // TestMetricsDBPoolPostgres: the pool's connections show in use while
@@ -149,8 +163,10 @@ func TestMetricsDBPoolPostgres(t *testing.T) {
 	if got := poolGauge(t, families, "payd_db_connections_max_open", "main"); got != 3 {
 		t.Errorf("max open: %v, want 3", got)
 	}
+	busyBefore := poolCounter(t, families, "payd_db_write_busy_seconds_total", "main")
 	releaseA := holdTx(t, s.Config.Store)
 	releaseB := holdTx(t, s.Config.Store)
+	heldFrom := time.Now()
 	families = scrape(t, s)
 	if got := poolGauge(t, families, "payd_db_connections_in_use", "main"); got < 2 {
 		t.Errorf("in use while two transactions are held: %v, want at least 2", got)
@@ -158,9 +174,13 @@ func TestMetricsDBPoolPostgres(t *testing.T) {
 	if got := poolGauge(t, families, "payd_db_connections_open", "main"); got < 2 || got > 3 {
 		t.Errorf("open: %v, want 2 or 3", got)
 	}
+	held := time.Since(heldFrom) // by each of the two, at least
 	releaseA()
 	releaseB()
 	families = scrape(t, s)
+	if got, want := poolCounter(t, families, "payd_db_write_busy_seconds_total", "main"), busyBefore+2*held.Seconds(); got < want {
+		t.Errorf("write busy: %vs, want at least %vs, the two held transactions' time summed", got, want)
+	}
 	// The scrape's queue and disabled-endpoint reads may hold one each.
 	if got := poolGauge(t, families, "payd_db_connections_in_use", "main"); got > 2 {
 		t.Errorf("in use after: %v, want at most the scrape's own", got)

@@ -127,6 +127,12 @@ type PoolStats struct {
 	// for a connection; WaitDuration is the time all of them waited.
 	Waits        int64
 	WaitDuration time.Duration
+	// WriteBusy is the time, since the pool opened, that the store's
+	// write transactions held its connections, from their BEGIN to their
+	// COMMIT or ROLLBACK, summed over connections. Its rate is how many
+	// connections writes keep busy: SQLite's one writer is saturated at
+	// 1, whatever the CPUs. Zero for a pool that only reads.
+	WriteBusy time.Duration
 }
 
 // PoolStatser is a Store that reports its connection pools' statistics

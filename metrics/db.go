@@ -19,6 +19,9 @@ var (
 		"Times a caller waited for a connection because none was free, by pool.", []string{"pool"}, nil)
 	dbWaitSeconds = prometheus.NewDesc("payd_db_wait_seconds_total",
 		"Time callers waited for a connection, by pool.", []string{"pool"}, nil)
+	dbWriteBusy = prometheus.NewDesc("payd_db_write_busy_seconds_total",
+		"Time write transactions held the pool's connections, from BEGIN to COMMIT or ROLLBACK, summed over connections, by pool. "+
+			"Its rate is how many connections writes keep busy: SQLite's one writer is saturated at 1.", []string{"pool"}, nil)
 )
 
 // WatchPools reports a store's connection pools at each scrape (pool is
@@ -31,7 +34,7 @@ func (m *Metrics) WatchPools(s engine.PoolStatser) {
 type poolCollector struct{ store engine.PoolStatser }
 
 func (c poolCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{dbMaxOpen, dbOpen, dbInUse, dbIdle, dbWaits, dbWaitSeconds} {
+	for _, d := range []*prometheus.Desc{dbMaxOpen, dbOpen, dbInUse, dbIdle, dbWaits, dbWaitSeconds, dbWriteBusy} {
 		ch <- d
 	}
 }
@@ -44,5 +47,6 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(dbIdle, prometheus.GaugeValue, float64(p.Idle), p.Pool)
 		ch <- prometheus.MustNewConstMetric(dbWaits, prometheus.CounterValue, float64(p.Waits), p.Pool)
 		ch <- prometheus.MustNewConstMetric(dbWaitSeconds, prometheus.CounterValue, p.WaitDuration.Seconds(), p.Pool)
+		ch <- prometheus.MustNewConstMetric(dbWriteBusy, prometheus.CounterValue, p.WriteBusy.Seconds(), p.Pool)
 	}
 }

@@ -52,28 +52,44 @@ type cpuUse struct {
 	payd, tool time.Duration
 	paydKnown  bool
 	requests   int64 // sent, plus webhook deliveries served
+	// writes is the time payd's store write transactions held a
+	// connection during the run (writesKnown: read from its metrics).
+	writes      time.Duration
+	writesKnown bool
 }
 
 // cpuMeter takes the readings around a run.
 type cpuMeter struct {
 	paydPID  int
 	requests func() int64
-	payd     time.Duration
-	paydOK   bool
-	tool     time.Duration
-	sent     int64
+	// writeBusy reads payd's write-transaction time so far (nil: none).
+	writeBusy func() (time.Duration, bool)
+	payd      time.Duration
+	paydOK    bool
+	tool      time.Duration
+	sent      int64
+	writes    time.Duration
+	writesOK  bool
 }
 
 func (m *cpuMeter) start() {
 	m.payd, m.paydOK = processCPU(m.paydPID)
 	m.tool = selfCPU()
 	m.sent = m.requests()
+	if m.writeBusy != nil {
+		m.writes, m.writesOK = m.writeBusy()
+	}
 }
 
 func (m *cpuMeter) stop() cpuUse {
 	u := cpuUse{tool: selfCPU() - m.tool, requests: m.requests() - m.sent}
 	if p, ok := processCPU(m.paydPID); ok && m.paydOK {
 		u.payd, u.paydKnown = p-m.payd, true
+	}
+	if m.writeBusy != nil && m.writesOK {
+		if w, ok := m.writeBusy(); ok {
+			u.writes, u.writesKnown = w-m.writes, true
+		}
 	}
 	return u
 }
@@ -88,7 +104,8 @@ func printCPU(out io.Writer, names []string, results map[string]*result) {
 			continue
 		}
 		if !header {
-			fmt.Fprintln(out, "\nCPU per operation (process user+system time over the run / operations completed):")
+			fmt.Fprintln(out, "\nCPU per operation (process user+system time over the run / operations completed),")
+			fmt.Fprintln(out, "and the time payd's write transactions held a database connection per operation (payd_db_write_busy_seconds_total):")
 			header = true
 		}
 		n := time.Duration(r.ops)
@@ -99,6 +116,9 @@ func printCPU(out io.Writer, names []string, results map[string]*result) {
 		perReq := "-"
 		if r.cpu.requests > 0 {
 			perReq = fmt.Sprintf("%.0f µs", float64(r.cpu.tool.Microseconds())/float64(r.cpu.requests))
+		}
+		if r.cpu.writesKnown {
+			paydText += ", writes " + micros(r.cpu.writes/n)
 		}
 		fmt.Fprintf(out, "  %-28s %s, paydbench %s (%.1f requests sent or webhooks served each, %s per request)\n",
 			name, paydText, micros(r.cpu.tool/n), float64(r.cpu.requests)/float64(r.ops), perReq)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -42,10 +43,15 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range append(allScenarios, "store: bare 3-statement tx", "net/http: bare JSON handler", "payd peak RSS", "signed H2H create / bare store transaction", "verify, per deposit: create") {
+	for _, want := range append(allScenarios, "store: bare 3-statement tx", "net/http: bare JSON handler", "payd peak RSS", "signed H2H create / bare store transaction", "verify, per deposit: create",
+		"by write time per operation") {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
+	}
+	// The creates wrote; payd's metrics were read around each run.
+	if !regexp.MustCompile(`h2h-create +payd \d+ µs, writes [1-9]\d* µs`).MatchString(out.String()) {
+		t.Errorf("the report gives no write time of the creates:\n%s", out.String())
 	}
 	t.Log("\n" + out.String())
 }

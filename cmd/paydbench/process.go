@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,10 +18,11 @@ import (
 
 // paydProcess is the payd serve being measured.
 type paydProcess struct {
-	cmd  *exec.Cmd
-	base string // http://127.0.0.1:port/api
-	pid  int
-	rss  int64 // peak RSS seen, bytes
+	cmd     *exec.Cmd
+	base    string // http://127.0.0.1:port/api
+	metrics string // http://127.0.0.1:port/metrics
+	pid     int
+	rss     int64 // peak RSS seen, bytes
 }
 
 func startPayd(ctx context.Context, bin, db string, env []string, dir, logLevel string, extra ...string) (*paydProcess, error) {
@@ -27,11 +30,16 @@ func startPayd(ctx context.Context, bin, db string, env []string, dir, logLevel 
 	if err != nil {
 		return nil, err
 	}
+	opsAddr, err := freePort()
+	if err != nil {
+		return nil, err
+	}
 	// No rate limits (one API key carries all the load) and, by default,
 	// warnings only (-log-level info measures the access log too).
 	args := append([]string{"serve", "--db", db, "--addr", addr, "--log-level", logLevel,
 		"--rate-limit", "0", "--rate-limit-verify", "0", "--rate-limit-withdraw", "0",
-		"--sandbox-payout-delay", "100ms", "--master-key-file", filepath.Join(dir, "unused.key")}, extra...)
+		"--sandbox-payout-delay", "100ms", "--master-key-file", filepath.Join(dir, "unused.key"),
+		"--metrics-addr", opsAddr}, extra...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	logFile, err := os.Create(filepath.Join(dir, "payd.log"))
@@ -42,13 +50,42 @@ func startPayd(ctx context.Context, bin, db string, env []string, dir, logLevel 
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &paydProcess{cmd: cmd, base: "http://" + addr + "/api", pid: cmd.Process.Pid}
+	p := &paydProcess{cmd: cmd, base: "http://" + addr + "/api", metrics: "http://" + opsAddr + "/metrics", pid: cmd.Process.Pid}
 	if err := waitHTTP("http://"+addr+"/api/v1/balance", 30*time.Second); err != nil {
 		p.stop()
 		log, _ := os.ReadFile(logFile.Name())
 		return nil, fmt.Errorf("%v\n%s", err, log)
 	}
 	return p, nil
+}
+
+// writeBusy is the time payd's store write transactions have held a
+// connection (payd_db_write_busy_seconds_total, summed over its pools),
+// scraped from its metrics; false if they cannot be read.
+func (p *paydProcess) writeBusy() (time.Duration, bool) {
+	resp, err := http.Get(p.metrics)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return 0, false
+	}
+	var total float64
+	found := false
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "payd_db_write_busy_seconds_total{") {
+			continue
+		}
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			return 0, false
+		}
+		total, found = total+v, true
+	}
+	return time.Duration(total * float64(time.Second)), found
 }
 
 // peakRSS reads the high-water mark of the process's resident set.

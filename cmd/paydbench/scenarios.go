@@ -27,6 +27,8 @@ type client struct {
 	requests atomic.Int64  // sent, for the load tool's CPU per request
 	received *atomic.Int64 // webhook deliveries served (-await webhook), nil if none
 	paydPID  int           // the measured payd, for its CPU per operation
+	// writeBusy reads the measured payd's write-transaction time (nil: none)
+	writeBusy func() (time.Duration, bool)
 
 	mu       sync.Mutex
 	deposits []string // h2h-get: paths of H2H deposits to read

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
@@ -34,6 +35,9 @@ type Store struct {
 	ownsPool bool // Open made it: Close closes it
 	health   health
 	deposits depositReads // ReadOne's reads of a deposit by ID
+	// writeBusy is the nanoseconds write transactions held a connection
+	// (PoolStats).
+	writeBusy atomic.Int64
 }
 
 var (
@@ -169,7 +173,8 @@ func (s *Store) PoolStats() []engine.PoolStats {
 	st := s.pool.Stat()
 	return []engine.PoolStats{{Pool: "main", MaxOpen: int(st.MaxConns()), Open: int(st.TotalConns()),
 		InUse: int(st.AcquiredConns()), Idle: int(st.IdleConns()),
-		Waits: st.EmptyAcquireCount(), WaitDuration: st.EmptyAcquireWaitTime()}}
+		Waits: st.EmptyAcquireCount(), WaitDuration: st.EmptyAcquireWaitTime(),
+		WriteBusy: time.Duration(s.writeBusy.Load())}}
 }
 
 // configHook lets a test see every statement (statements_internal_test).
@@ -256,6 +261,8 @@ func (s *Store) runLazyTx(ctx context.Context, fn func(*lazyTx) error) error {
 		return err
 	}
 	defer conn.Release()
+	held := time.Now()
+	defer func() { s.writeBusy.Add(int64(time.Since(held))) }()
 	t := &lazyTx{conn: conn}
 	defer func() {
 		if p := recover(); p != nil {

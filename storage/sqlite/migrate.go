@@ -86,7 +86,7 @@ type migrator struct{ s *Store }
 
 func (m migrator) Locked(ctx context.Context, fn func(migration.Tx) error) error {
 	return retry(ctx, func() error {
-		return runTx(ctx, m.s.writer, nil, func(t *sql.Tx) error {
+		return runTx(ctx, m.s.writer, nil, &m.s.writeBusy, func(t *sql.Tx) error {
 			if _, err := t.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+migration.Table+` (
 				line       TEXT    NOT NULL,
 				version    INTEGER NOT NULL,
@@ -102,7 +102,7 @@ func (m migrator) Locked(ctx context.Context, fn func(migration.Tx) error) error
 
 func (m migrator) Read(ctx context.Context, fn func(migration.Tx) error) error {
 	return retry(ctx, func() error {
-		return runTx(ctx, m.s.reader, &sql.TxOptions{ReadOnly: true}, func(t *sql.Tx) error { return fn(migrationTx{t}) })
+		return runTx(ctx, m.s.reader, &sql.TxOptions{ReadOnly: true}, nil, func(t *sql.Tx) error { return fn(migrationTx{t}) })
 	})
 }
 

@@ -19,6 +19,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/payd-engine/payd/engine"
@@ -33,6 +34,9 @@ type Store struct {
 	writer *sql.DB
 	reader *sql.DB
 	lib    *libReaders // ReadOne's one-row reads
+	// writeBusy is the nanoseconds write transactions held the writer
+	// (PoolStats).
+	writeBusy atomic.Int64
 }
 
 var (
@@ -175,14 +179,14 @@ func cloneValues(v url.Values) url.Values {
 // database is busy. fn must not call InTx: the writer has one connection.
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
 	return retry(ctx, func() error {
-		return runTx(ctx, s.writer, nil, func(t *sql.Tx) error { return fn(ctx, &tx{tx: t}) })
+		return runTx(ctx, s.writer, nil, &s.writeBusy, func(t *sql.Tx) error { return fn(ctx, &tx{tx: t}) })
 	})
 }
 
 // ReadTx runs fn in a read-only transaction over one snapshot.
 func (s *Store) ReadTx(ctx context.Context, fn func(ctx context.Context, tx engine.Tx) error) error {
 	return retry(ctx, func() error {
-		return runTx(ctx, s.reader, &sql.TxOptions{ReadOnly: true}, func(t *sql.Tx) error { return fn(ctx, &tx{tx: t}) })
+		return runTx(ctx, s.reader, &sql.TxOptions{ReadOnly: true}, nil, func(t *sql.Tx) error { return fn(ctx, &tx{tx: t}) })
 	})
 }
 
@@ -199,7 +203,9 @@ var _ engine.PoolStatser = (*Store)(nil)
 // PoolStats reports the writer's and the reader pool's statistics
 // (engine.PoolStatser).
 func (s *Store) PoolStats() []engine.PoolStats {
-	return []engine.PoolStats{poolStats("writer", s.writer.Stats()), poolStats("reader", s.reader.Stats()), s.lib.stats("reader_one")}
+	writer := poolStats("writer", s.writer.Stats())
+	writer.WriteBusy = time.Duration(s.writeBusy.Load())
+	return []engine.PoolStats{writer, poolStats("reader", s.reader.Stats()), s.lib.stats("reader_one")}
 }
 
 func poolStats(name string, st sql.DBStats) engine.PoolStats {
@@ -215,10 +221,15 @@ func (s *Store) Close() error {
 
 // runTx runs fn in a transaction of db: committed if fn returns nil, rolled
 // back if it returns an error or panics. fn's error is returned unchanged.
-func runTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(*sql.Tx) error) error {
+// busy, if not nil, is added the nanoseconds from BEGIN to the end.
+func runTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, busy *atomic.Int64, fn func(*sql.Tx) error) error {
 	t, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return err
+	}
+	if busy != nil {
+		began := time.Now()
+		defer func() { busy.Add(int64(time.Since(began))) }()
 	}
 	// A transaction left open would hold the writer's only connection.
 	defer func() {

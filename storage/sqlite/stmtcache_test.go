@@ -26,7 +26,7 @@ func TestStatementCache(t *testing.T) {
 	}
 	const insert = `INSERT INTO t (k, v) VALUES (?, ?)`
 	const list = `SELECT k, v FROM t WHERE k >= ? ORDER BY k`
-	err = runTx(ctx, s.writer, nil, func(tx *sql.Tx) error {
+	err = runTx(ctx, s.writer, nil, nil, func(tx *sql.Tx) error {
 		for k, v := range []string{"a", "b", "c"} {
 			if _, err := tx.ExecContext(ctx, insert, k, v); err != nil {
 				return err
@@ -45,7 +45,7 @@ func TestStatementCache(t *testing.T) {
 
 	// Nested use of the same text while its rows are open.
 	var pairs []string
-	err = runTx(ctx, s.reader, &sql.TxOptions{ReadOnly: true}, func(tx *sql.Tx) error {
+	err = runTx(ctx, s.reader, &sql.TxOptions{ReadOnly: true}, nil, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, list, 0)
 		if err != nil {
 			return err
