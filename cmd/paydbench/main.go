@@ -14,7 +14,11 @@
 //
 // After the table it prints the CPU that payd and paydbench itself spent
 // per operation, and the tool's CPU per request: the load tool shares the
-// machine with payd, so its own cost is part of the figures.
+// machine with payd, so its own cost is part of the figures. Beside them,
+// the time payd's write transactions held a database connection per
+// operation, read from payd's metrics (it runs with --metrics-addr): on
+// SQLite, whose one writer is what saturates first, the ceiling of the
+// rates' ratios.
 //
 //	go run ./cmd/paydbench                          # SQLite in a temp dir
 //	go run ./cmd/paydbench -db postgres://...       # Postgres (needs PAYD_MASTER_KEY or makes one)

@@ -59,11 +59,15 @@ func startPayd(ctx context.Context, bin, db string, env []string, dir, logLevel 
 	return p, nil
 }
 
+// metricsClient reads payd's metrics; a payd that does not answer costs
+// the figure, not the run.
+var metricsClient = &http.Client{Timeout: 10 * time.Second}
+
 // writeBusy is the time payd's store write transactions have held a
 // connection (payd_db_write_busy_seconds_total, summed over its pools),
 // scraped from its metrics; false if they cannot be read.
 func (p *paydProcess) writeBusy() (time.Duration, bool) {
-	resp, err := http.Get(p.metrics)
+	resp, err := metricsClient.Get(p.metrics)
 	if err != nil {
 		return 0, false
 	}
