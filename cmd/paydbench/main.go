@@ -298,6 +298,8 @@ func run(ctx context.Context, o options) error {
 	if r, ok := results["verify"]; ok {
 		fmt.Fprintf(o.out, "%-44s %.0f deposits/s\n", "verify to succeeded", r.throughput())
 	}
+	// A verified deposit's four writes against one durable transaction.
+	ratio("verify to succeeded / bare store transaction", "verify", raw)
 	printSameRunRatios(o.out, results, !isPostgres(o.db))
 	return nil
 }
@@ -319,6 +321,15 @@ func printSameRunRatios(out io.Writer, results map[string]*result, oneWriter boo
 			continue
 		}
 		fmt.Fprintf(out, "%-44s %.2fx\n", r.label, res.throughput()/create.throughput())
+		// The same ratio from the CPU payd and paydbench spent per
+		// operation: its ceiling when the machine's CPUs are what
+		// saturates, as they are when paydbench, payd and the database
+		// share them.
+		if res.ops > 0 && create.ops > 0 && res.cpu.paydKnown && create.cpu.paydKnown {
+			per := func(r *result) time.Duration { return (r.cpu.payd + r.cpu.tool) / time.Duration(r.ops) }
+			fmt.Fprintf(out, "%-44s %.2fx (%s against %s per create)\n", "  by CPU per operation",
+				float64(per(create))/float64(per(res)), micros(per(res)), micros(per(create)))
+		}
 		// The same ratio from the time write transactions held the one
 		// writer per operation: the ceiling of the rate ratio once the
 		// writer is saturated. (Postgres's connections write in parallel

@@ -44,7 +44,7 @@ func TestSmoke(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	for _, want := range append(allScenarios, "store: bare 3-statement tx", "net/http: bare JSON handler", "payd peak RSS", "signed H2H create / bare store transaction", "verify, per deposit: create",
-		"by write time per operation") {
+		"by write time per operation", "by CPU per operation", "verify to succeeded / bare store transaction") {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
