@@ -322,9 +322,10 @@ func printSameRunRatios(out io.Writer, results map[string]*result, oneWriter boo
 		}
 		fmt.Fprintf(out, "%-44s %.2fx\n", r.label, res.throughput()/create.throughput())
 		// The same ratio from the CPU payd and paydbench spent per
-		// operation: its ceiling when the machine's CPUs are what
-		// saturates, as they are when paydbench, payd and the database
-		// share them.
+		// operation: the rate ratio's ceiling when the machine's CPUs
+		// saturate, as they do when paydbench, payd and SQLite share them.
+		// A Postgres server's own CPU, which this leaves out, shares them
+		// too.
 		if res.ops > 0 && create.ops > 0 && res.cpu.paydKnown && create.cpu.paydKnown {
 			per := func(r *result) time.Duration { return (r.cpu.payd + r.cpu.tool) / time.Duration(r.ops) }
 			fmt.Fprintf(out, "%-44s %.2fx (%s against %s per create)\n", "  by CPU per operation",
